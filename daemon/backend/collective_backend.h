@@ -1,0 +1,83 @@
+// The seam between FabricPulse and a collective library: GlooBackend (CPU,
+// TCP) and NcclBackend (GPU). A worker owns one backend and a few cached
+// communicators.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "daemon/backend/key_value_store.h"
+#include "daemon/core/sweep_spec.h"
+
+namespace fabricpulse::backend {
+
+struct CommunicatorOptions {
+  int rank = 0;
+  int nranks = 1;
+  // Unique per communicator; every key the rendezvous writes starts with it.
+  std::string key_prefix;
+  // Bound on the whole rendezvous.
+  absl::Duration init_timeout = absl::Seconds(60);
+};
+
+// Per-iteration timings of one step on this rank, and the data check.
+struct StepOutcome {
+  std::vector<double> iteration_seconds;
+  int64_t wrong = 0;  // wrong output elements (0 when not checked)
+};
+
+// What one step run needs besides the step itself.
+struct RunOptions {
+  int warmup_iters = 0;
+  int iters = 1;
+  bool check = false;
+  bool graph = false;
+  // Deadline for each op (warmups and timed iterations alike).
+  absl::Duration op_timeout = absl::Seconds(30);
+  // Set from another thread to abort; checked between ops, and by backends
+  // that poll, while an op runs.
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// One communicator: a fixed set of ranks. Not thread-safe except Abort().
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int nranks() const = 0;
+  // Allocates buffers able to hold every step of a sweep (`max_bytes` from
+  // core::MaxBufferBytes). Errors: RESOURCE_EXHAUSTED too large.
+  virtual absl::Status Reserve(uint64_t max_bytes) = 0;
+  // Runs warmups then timed iterations of `step`, then checks the data if
+  // asked. Every rank of the communicator must call it with the same step.
+  // Errors: DEADLINE_EXCEEDED an op passed its deadline; UNAVAILABLE a peer
+  // was lost; ABORTED cancelled; INVALID_ARGUMENT the step is not
+  // supported. After any error the communicator is unusable (broken()).
+  virtual absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
+                                              const RunOptions& options) = 0;
+  // True once an error or abort made the communicator unusable.
+  virtual bool broken() const = 0;
+  // Aborts outstanding work from any thread; never blocks long.
+  virtual void Abort() = 0;
+};
+
+class CollectiveBackend {
+ public:
+  virtual ~CollectiveBackend() = default;
+  // "gloo" or "nccl".
+  virtual std::string name() const = 0;
+  // Library version, e.g. "gloo 0.5.0" or "nccl 2.28.9".
+  virtual std::string version() const = 0;
+  // Rendezvous with the other ranks through `store` and build a
+  // communicator. Errors: DEADLINE_EXCEEDED peers did not arrive within
+  // options.init_timeout; UNAVAILABLE transport failure.
+  virtual absl::StatusOr<std::unique_ptr<Communicator>> CreateCommunicator(
+      const CommunicatorOptions& options, KeyValueStore* store) = 0;
+};
+
+}  // namespace fabricpulse::backend

@@ -1,0 +1,27 @@
+// One small logger: timestamped lines on stderr, thread-safe.
+#pragma once
+
+#include "absl/strings/string_view.h"
+
+namespace fabricpulse::core {
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+
+// Sets the process-wide minimum level (default kInfo; FABRICPULSE_LOG=debug
+// in the environment lowers it). Call from main before threads start.
+void SetLogLevel(LogLevel level);
+// Prefix added to every line (e.g. "agent node-a").
+void SetLogTag(absl::string_view tag);
+
+void Log(LogLevel level, absl::string_view message);
+
+}  // namespace fabricpulse::core
+
+#define FP_LOG_DEBUG(msg) \
+  ::fabricpulse::core::Log(::fabricpulse::core::LogLevel::kDebug, (msg))
+#define FP_LOG_INFO(msg) \
+  ::fabricpulse::core::Log(::fabricpulse::core::LogLevel::kInfo, (msg))
+#define FP_LOG_WARNING(msg) \
+  ::fabricpulse::core::Log(::fabricpulse::core::LogLevel::kWarning, (msg))
+#define FP_LOG_ERROR(msg) \
+  ::fabricpulse::core::Log(::fabricpulse::core::LogLevel::kError, (msg))

@@ -1,0 +1,195 @@
+#include "daemon/core/sweep_spec.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/core/byte_size.h"
+#include "daemon/core/status_macros.h"
+
+namespace fabricpulse::core {
+namespace {
+
+absl::Status RangeError(absl::string_view field, absl::string_view value,
+                        absl::string_view allowed) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", value, " is out of range; allowed: ", allowed));
+}
+
+absl::Status ValidateSizes(const SweepSpec& spec) {
+  if (spec.min_bytes < 1 || spec.min_bytes > kMaxBytes) {
+    return RangeError("min_bytes", absl::StrCat(spec.min_bytes),
+                      absl::StrCat("1 to ", FormatByteSize(kMaxBytes)));
+  }
+  if (spec.max_bytes > kMaxBytes) {
+    return RangeError("max_bytes", FormatByteSize(spec.max_bytes),
+                      absl::StrCat("up to ", FormatByteSize(kMaxBytes)));
+  }
+  if (spec.min_bytes > spec.max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "min_bytes: ", FormatByteSize(spec.min_bytes),
+        " is greater than max_bytes ", FormatByteSize(spec.max_bytes),
+        "; allowed: min_bytes <= max_bytes"));
+  }
+  if (spec.step_bytes == 0 &&
+      !(spec.factor >= 2 && spec.factor <= kMaxFactor)) {
+    return RangeError("factor", absl::StrCat(spec.factor),
+                      absl::StrCat("2 to ", kMaxFactor,
+                                   " (or give step_bytes > 0 for an "
+                                   "arithmetic schedule)"));
+  }
+  if (spec.step_bytes > kMaxBytes) {
+    return RangeError("step_bytes", absl::StrCat(spec.step_bytes),
+                      absl::StrCat("0 to ", FormatByteSize(kMaxBytes)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::string_view PlacementName(Placement placement) {
+  switch (placement) {
+    case Placement::kOutOfPlace:
+      return "out_of_place";
+    case Placement::kInPlace:
+      return "in_place";
+    case Placement::kBoth:
+      return "both";
+  }
+  return "?";
+}
+
+absl::StatusOr<Placement> ParsePlacement(absl::string_view name) {
+  std::string lower = absl::AsciiStrToLower(name);
+  for (Placement p :
+       {Placement::kOutOfPlace, Placement::kInPlace, Placement::kBoth}) {
+    if (PlacementName(p) == lower) return p;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("placement: unknown placement '", name,
+                   "'; allowed: out_of_place, in_place, both"));
+}
+
+absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
+  ResolvedSpec resolved;
+  if (nranks < 1) {
+    return RangeError("nranks", absl::StrCat(nranks), "1 or more");
+  }
+  if (spec.ops.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ops: empty; allowed: one or more of ", AllOpNames()));
+  }
+  for (const std::string& name : spec.ops) {
+    FP_ASSIGN_OR_RETURN(Op op, ParseOp(name));
+    if (std::find(resolved.ops.begin(), resolved.ops.end(), op) ==
+        resolved.ops.end()) {
+      resolved.ops.push_back(op);
+    }
+  }
+  FP_RETURN_IF_ERROR(ValidateSizes(spec));
+  FP_ASSIGN_OR_RETURN(resolved.dtype, ParseDType(spec.dtype));
+  FP_ASSIGN_OR_RETURN(resolved.redop, ParseRedOp(spec.redop));
+  FP_ASSIGN_OR_RETURN(resolved.placement, ParsePlacement(spec.placement));
+  if (spec.root < 0 || spec.root >= nranks) {
+    return RangeError("root", absl::StrCat(spec.root),
+                      absl::StrCat("0 to ", nranks - 1, " (", nranks,
+                                   " ranks in this sweep)"));
+  }
+  if (spec.iters < 1 || spec.iters > kMaxIters) {
+    return RangeError("iters", absl::StrCat(spec.iters),
+                      absl::StrCat("1 to ", kMaxIters));
+  }
+  if (spec.warmup_iters < 0 || spec.warmup_iters > kMaxWarmupIters) {
+    return RangeError("warmup_iters", absl::StrCat(spec.warmup_iters),
+                      absl::StrCat("0 to ", kMaxWarmupIters));
+  }
+  if (spec.timeout <= absl::ZeroDuration() || spec.timeout > kMaxOpTimeout) {
+    return RangeError("timeout", absl::FormatDuration(spec.timeout),
+                      "more than 0s, up to 1h");
+  }
+  return resolved;
+}
+
+std::vector<uint64_t> SizeSchedule(const SweepSpec& spec) {
+  std::vector<uint64_t> sizes;
+  uint64_t size = spec.min_bytes;
+  // The loop is bounded: Expand refuses more than kMaxSteps steps, so stop
+  // one past that.
+  while (size <= spec.max_bytes && sizes.size() <= kMaxSteps) {
+    sizes.push_back(size);
+    uint64_t next;
+    if (spec.step_bytes > 0) {
+      next = size + spec.step_bytes;
+    } else {
+      next = static_cast<uint64_t>(std::floor(size * spec.factor));
+    }
+    if (next <= size) break;
+    size = next;
+  }
+  return sizes;
+}
+
+absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
+  FP_ASSIGN_OR_RETURN(ResolvedSpec resolved, Validate(spec, nranks));
+  const std::vector<uint64_t> sizes = SizeSchedule(spec);
+  const size_t element = DTypeSize(resolved.dtype);
+  std::vector<Step> steps;
+  for (Op op : resolved.ops) {
+    for (uint64_t size : sizes) {
+      const uint64_t count = StepCount(op, size, element, nranks);
+      if (count == 0) continue;
+      for (bool in_place : {false, true}) {
+        if (in_place && (resolved.placement == Placement::kOutOfPlace ||
+                         !SupportsInPlace(op))) {
+          continue;
+        }
+        if (!in_place && resolved.placement == Placement::kInPlace &&
+            SupportsInPlace(op)) {
+          continue;
+        }
+        Step step;
+        step.index = static_cast<int>(steps.size());
+        step.op = op;
+        step.count = count;
+        step.bytes = count * element;
+        step.dtype = resolved.dtype;
+        step.redop = resolved.redop;
+        step.root = IsRooted(op) ? spec.root : -1;
+        step.in_place = in_place;
+        steps.push_back(step);
+        if (steps.size() > kMaxSteps) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "sizes: the sweep expands to more than ", kMaxSteps,
+              " steps (ops x sizes x placements); allowed: at most ",
+              kMaxSteps, "; raise factor or step_bytes, or narrow "
+              "min_bytes..max_bytes"));
+        }
+      }
+    }
+  }
+  if (steps.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_bytes: ", FormatByteSize(spec.max_bytes),
+        " is too small for any step: ops that split data need at least "
+        "nranks x element size = ",
+        nranks * element, " bytes"));
+  }
+  return steps;
+}
+
+uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks) {
+  uint64_t max_bytes = 0;
+  for (const Step& step : steps) {
+    const size_t element = DTypeSize(step.dtype);
+    BufferLayout layout =
+        LayoutFor(step.op, step.count, nranks, 0, step.in_place);
+    uint64_t elements = layout.in_place
+                            ? layout.alloc_count
+                            : layout.send_count + layout.recv_count;
+    max_bytes = std::max<uint64_t>(max_bytes, elements * element);
+  }
+  return max_bytes;
+}
+
+}  // namespace fabricpulse::core

@@ -1,0 +1,93 @@
+// A sweep spec, its validation and its deterministic expansion into steps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "daemon/core/dtype.h"
+#include "daemon/core/op_traits.h"
+#include "daemon/core/redop.h"
+
+namespace fabricpulse::core {
+
+enum class Placement { kOutOfPlace, kInPlace, kBoth };
+
+absl::string_view PlacementName(Placement placement);
+// "out_of_place", "in_place" or "both". Errors: INVALID_ARGUMENT naming the
+// field "placement".
+absl::StatusOr<Placement> ParsePlacement(absl::string_view name);
+
+// Limits that Validate enforces.
+inline constexpr uint64_t kMaxBytes = 1ull << 40;  // 1T
+inline constexpr int kMaxIters = 1000000;
+inline constexpr int kMaxWarmupIters = 100000;
+inline constexpr double kMaxFactor = 1024;
+inline constexpr size_t kMaxSteps = 10000;
+inline constexpr absl::Duration kDefaultOpTimeout = absl::Seconds(30);
+inline constexpr absl::Duration kMaxOpTimeout = absl::Hours(1);
+
+// Names as they come from the user, so that Validate can name the field and
+// the bad value. Defaults are the CLI's defaults.
+struct SweepSpec {
+  std::vector<std::string> ops = {"all_reduce"};
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = 32ull << 20;
+  double factor = 2;
+  uint64_t step_bytes = 0;
+  std::string dtype = "float";
+  std::string redop = "sum";
+  int root = 0;
+  int warmup_iters = 5;
+  int iters = 20;
+  bool check = true;
+  std::string placement = "both";
+  bool graph = false;
+  absl::Duration timeout = kDefaultOpTimeout;
+  bool fresh_comm = false;
+};
+
+// One measurement: one op at one size and placement.
+struct Step {
+  int index = 0;
+  Op op = Op::kAllReduce;
+  uint64_t bytes = 0;  // count * element size (nccl-tests' "size")
+  uint64_t count = 0;  // total elements (nccl-tests' "count")
+  DType dtype = DType::kFloat;
+  RedOp redop = RedOp::kSum;
+  int root = 0;  // -1 for ops without a root
+  bool in_place = false;
+};
+
+// A validated spec with names resolved.
+struct ResolvedSpec {
+  std::vector<Op> ops;
+  DType dtype = DType::kFloat;
+  RedOp redop = RedOp::kSum;
+  Placement placement = Placement::kBoth;
+};
+
+// Checks every field against its allowed range for a communicator of
+// `nranks` ranks. Errors: INVALID_ARGUMENT whose message starts with the
+// field name, then the value and the allowed range.
+absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks);
+
+// The sizes of the schedule, in order (before per-op rounding).
+std::vector<uint64_t> SizeSchedule(const SweepSpec& spec);
+
+// Expands a spec into its ordered steps: for each op, for each size, the
+// out-of-place step then the in-place step (as the placement asks; ops
+// without an in-place variant get out-of-place only). Sizes too small for an
+// op's split are dropped. The same spec and nranks always give the same
+// list. Errors: those of Validate; INVALID_ARGUMENT when the expansion has
+// more than kMaxSteps steps or none.
+absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks);
+
+// Bytes of the largest buffer any step needs on one rank (send plus
+// receive), for sizing allocations once per sweep.
+uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks);
+
+}  // namespace fabricpulse::core
