@@ -133,6 +133,15 @@ std::vector<uint64_t> SizeSchedule(const SweepSpec& spec) {
 absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
   FP_ASSIGN_OR_RETURN(ResolvedSpec resolved, Validate(spec, nranks));
   const std::vector<uint64_t> sizes = SizeSchedule(spec);
+  // SizeSchedule stops one past kMaxSteps sizes. Refuse here rather than
+  // count steps: sizes too small for an op are dropped below, so a cut-short
+  // schedule could otherwise pass as a shorter sweep than the one asked for.
+  if (sizes.size() > kMaxSteps) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sizes: min_bytes..max_bytes gives more than ", kMaxSteps,
+        " sizes; allowed: at most ", kMaxSteps,
+        "; raise factor or step_bytes, or narrow min_bytes..max_bytes"));
+  }
   const size_t element = DTypeSize(resolved.dtype);
   std::vector<Step> steps;
   for (Op op : resolved.ops) {
@@ -161,19 +170,27 @@ absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
         if (steps.size() > kMaxSteps) {
           return absl::InvalidArgumentError(absl::StrCat(
               "sizes: the sweep expands to more than ", kMaxSteps,
-              " steps (ops x sizes x placements); allowed: at most ",
-              kMaxSteps, "; raise factor or step_bytes, or narrow "
+              " steps (ops x sizes x placements); allowed: at most ", kMaxSteps,
+              "; raise factor or step_bytes, or narrow "
               "min_bytes..max_bytes"));
         }
       }
     }
   }
   if (steps.empty()) {
+    // The smallest size any of the ops can run: one element, or one per rank
+    // for ops that split data.
+    uint64_t needed = 0;
+    for (Op op : resolved.ops) {
+      const uint64_t op_needed =
+          (SplitsCount(op) ? static_cast<uint64_t>(nranks) : 1) * element;
+      if (needed == 0 || op_needed < needed) needed = op_needed;
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "max_bytes: ", FormatByteSize(spec.max_bytes),
-        " is too small for any step: ops that split data need at least "
-        "nranks x element size = ",
-        nranks * element, " bytes"));
+        " is too small for any step; allowed: at least ", needed,
+        " bytes (one element, nranks x element size for ops that split "
+        "data)"));
   }
   return steps;
 }
@@ -184,9 +201,8 @@ uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks) {
     const size_t element = DTypeSize(step.dtype);
     BufferLayout layout =
         LayoutFor(step.op, step.count, nranks, 0, step.in_place);
-    uint64_t elements = layout.in_place
-                            ? layout.alloc_count
-                            : layout.send_count + layout.recv_count;
+    uint64_t elements = layout.in_place ? layout.alloc_count
+                                        : layout.send_count + layout.recv_count;
     max_bytes = std::max<uint64_t>(max_bytes, elements * element);
   }
   return max_bytes;

@@ -82,8 +82,9 @@ std::vector<uint64_t> SizeSchedule(const SweepSpec& spec);
 // out-of-place step then the in-place step (as the placement asks; ops
 // without an in-place variant get out-of-place only). Sizes too small for an
 // op's split are dropped. The same spec and nranks always give the same
-// list. Errors: those of Validate; INVALID_ARGUMENT when the expansion has
-// more than kMaxSteps steps or none.
+// list. Errors: those of Validate; INVALID_ARGUMENT when the schedule has
+// more than kMaxSteps sizes, or the expansion more than kMaxSteps steps or
+// none.
 absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks);
 
 // Bytes of the largest buffer any step needs on one rank (send plus

@@ -1,0 +1,171 @@
+// fabricpulse: the command-line client.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "client/commands/abort_command.h"
+#include "client/commands/agents_command.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+#include "client/commands/sweep_command.h"
+#include "client/local/local_cluster.h"
+#include "daemon/common/process.h"
+
+namespace fabricpulse::client {
+namespace {
+
+// The subcommands that talk to a coordinator; added both at the top level
+// and under `local`.
+struct CommandSet {
+  CLI::App* agents = nullptr;
+  CLI::App* sweep = nullptr;
+  CLI::App* abort = nullptr;
+  SweepFlags sweep_flags;
+  std::string abort_sweep_id;
+};
+
+void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
+  sweep->add_option("--ops", f.ops, "Ops, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  sweep
+      ->add_option("--min-bytes", f.min_bytes,
+                   "Smallest size (B, K, M, G suffixes)")
+      ->capture_default_str();
+  sweep->add_option("--max-bytes", f.max_bytes, "Largest size")
+      ->capture_default_str();
+  auto* factor =
+      sweep->add_option("--factor", f.factor, "Geometric size factor (>= 2)")
+          ->capture_default_str();
+  sweep->add_option("--step", f.step, "Arithmetic size step instead of factor")
+      ->excludes(factor);
+  sweep->add_option("--dtype", f.dtype, "Element type")->capture_default_str();
+  sweep->add_option("--redop", f.redop, "sum, prod, min, max or avg")
+      ->capture_default_str();
+  sweep->add_option("--root", f.root, "Root rank of rooted ops")
+      ->capture_default_str();
+  sweep->add_option("--iters", f.iters, "Timed iterations per size")
+      ->capture_default_str();
+  sweep->add_option("--warmup", f.warmup, "Warm-up iterations per size")
+      ->capture_default_str();
+  sweep->add_flag("--check,!--no-check", f.check,
+                  "Verify every output element (default on)");
+  sweep->add_flag_callback(
+      "--in-place", [&f] { f.placement = "in_place"; }, "In-place only");
+  sweep->add_flag_callback(
+      "--out-of-place", [&f] { f.placement = "out_of_place"; },
+      "Out-of-place only");
+  sweep->add_flag_callback(
+      "--both", [&f] { f.placement = "both"; },
+      "Both in-place and out-of-place (default)");
+  sweep->add_flag("--graph", f.graph, "CUDA-graph mode (nccl)");
+  sweep->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
+      ->capture_default_str();
+  sweep->add_option("--nodes", f.nodes, "Nodes to run on (default: all)")
+      ->delimiter(',');
+  sweep->add_option("--output", f.output, "table, json or csv")
+      ->capture_default_str();
+  sweep->add_option("--bw-unit", f.bw_unit, "GBps (bytes) or Gbps (bits)")
+      ->capture_default_str();
+  sweep->add_flag("--raw", f.raw,
+                  "Plain numbers in base units (s, B/s), no unit rows");
+  sweep->add_flag("--fresh-comm", f.fresh_comm,
+                  "Build a new communicator (measures its init time)");
+}
+
+void AddCommands(CLI::App& app, CommandSet& set) {
+  set.agents = app.add_subcommand("agents", "List agents and their workers");
+  set.sweep = app.add_subcommand("sweep", "Run a sweep and print results");
+  AddSweepFlags(set.sweep, set.sweep_flags);
+  set.abort = app.add_subcommand("abort", "Abort a running sweep");
+  set.abort->add_option("--sweep", set.abort_sweep_id,
+                        "Sweep id (default: every running sweep)");
+}
+
+int RunSelected(const CommandSet& set, const std::string& coordinator) {
+  if (set.agents->parsed()) return RunAgentsCommand(coordinator);
+  if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
+  if (set.abort->parsed()) {
+    return RunAbortCommand(coordinator, set.abort_sweep_id);
+  }
+  PrintError("no subcommand; see --help");
+  return kExitBadInput;
+}
+
+struct LocalFlags {
+  std::string backend = "auto";
+  int agents = 1;
+  int ranks = 2;
+};
+
+int RunLocal(const LocalFlags& flags, const CommandSet& set) {
+  LocalClusterOptions options;
+  options.bin_dir = common::ExecutableDir();
+  options.agents = flags.agents;
+  options.ranks = flags.ranks;
+  // This build has no NCCL backend: auto means gloo.
+  options.backend = flags.backend == "auto" ? "gloo" : flags.backend;
+  if (options.backend == "nccl") {
+    PrintError("--backend: nccl is not built into this binary; use gloo");
+    return kExitBadInput;
+  }
+  auto cluster = LocalCluster::Start(options);
+  if (!cluster.ok()) {
+    PrintError(absl::StrCat("local: ", cluster.status().message()));
+    return cluster.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitFailed;
+  }
+  int code = RunSelected(set, (*cluster)->coordinator());
+  (*cluster)->Stop();
+  return code;
+}
+
+}  // namespace
+}  // namespace fabricpulse::client
+
+int main(int argc, char** argv) {
+  using fabricpulse::client::CommandSet;
+  CLI::App app{
+      "fabricpulse: measure a cluster's collective-communication fabric"};
+  app.require_subcommand(1);
+  std::string coordinator;
+  app.add_option("--coordinator", coordinator, "Coordinator address HOST:PORT")
+      ->envname("FABRICPULSE_COORDINATOR");
+  CommandSet direct;
+  fabricpulse::client::AddCommands(app, direct);
+
+  fabricpulse::client::LocalFlags local_flags;
+  CLI::App* local = app.add_subcommand(
+      "local",
+      "Run a coordinator and agents on this machine, run the subcommand, "
+      "tear down");
+  local->require_subcommand(1);
+  local->add_option("--backend", local_flags.backend, "auto, nccl or gloo")
+      ->check(CLI::IsMember({"auto", "nccl", "gloo"}))
+      ->capture_default_str();
+  local->add_option("--agents", local_flags.agents, "Agents (nodes) to run")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  local->add_option("--ranks", local_flags.ranks, "Ranks per agent")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  CommandSet in_local;
+  fabricpulse::client::AddCommands(*local, in_local);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fabricpulse::client::PrintError(e.what());
+    return fabricpulse::client::kExitBadInput;
+  }
+  if (local->parsed()) {
+    return fabricpulse::client::RunLocal(local_flags, in_local);
+  }
+  return fabricpulse::client::RunSelected(direct, coordinator);
+}

@@ -1,0 +1,37 @@
+#include "client/commands/abort_command.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+
+namespace fabricpulse::client {
+
+int RunAbortCommand(const std::string& coordinator,
+                    const std::string& sweep_id) {
+  auto stub = ConnectCoordinator(coordinator);
+  if (!stub.ok()) {
+    PrintError(std::string(stub.status().message()));
+    return stub.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitUnreachable;
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::AbortSweepRequest req;
+  req.set_sweep_id(sweep_id);
+  v1::AbortSweepResponse resp;
+  grpc::Status status = (*stub)->AbortSweep(&ctx, req, &resp);
+  if (!status.ok()) {
+    PrintError(absl::StrCat("abort: ", status.error_message()));
+    return kExitFailed;
+  }
+  for (const std::string& id : resp.aborted()) {
+    std::printf("abort requested for sweep %s\n", id.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,49 @@
+#include "client/commands/agents_command.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+#include "daemon/common/grpc_status.h"
+
+namespace fabricpulse::client {
+
+int RunAgentsCommand(const std::string& coordinator) {
+  auto stub = ConnectCoordinator(coordinator);
+  if (!stub.ok()) {
+    PrintError(std::string(stub.status().message()));
+    return stub.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitUnreachable;
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListAgentsRequest req;
+  v1::ListAgentsResponse resp;
+  grpc::Status status = (*stub)->ListAgents(&ctx, req, &resp);
+  if (!status.ok()) {
+    PrintError(absl::StrCat("agents: ", status.error_message()));
+    return kExitFailed;
+  }
+  std::printf("%-20s %-6s %-22s %-8s %5s %5s %8s %9s\n", "NODE", "STATE",
+              "ADDRESS", "BACKEND", "RANKS", "READY", "RESTARTS", "HEARTBEAT");
+  for (const v1::AgentInfo& a : resp.agents()) {
+    int ready = 0, restarts = 0;
+    for (const v1::WorkerInfo& w : a.workers()) {
+      ready += w.ready() ? 1 : 0;
+      restarts += w.restarts();
+    }
+    std::printf("%-20s %-6s %-22s %-8s %5d %5d %8d %8.1fs\n",
+                a.node_name().c_str(), a.state().c_str(), a.address().c_str(),
+                a.backend().c_str(), a.workers_size(), ready, restarts,
+                a.seconds_since_heartbeat());
+  }
+  std::printf("# %d agent(s), membership epoch %llu\n", resp.agents_size(),
+              static_cast<unsigned long long>(resp.membership_epoch()));
+  return kExitOk;
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,53 @@
+#include "client/commands/coordinator_connection.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::client {
+namespace {
+
+constexpr absl::Duration kConnectTimeout = absl::Seconds(5);
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<v1::CoordinatorService::Stub>>
+ConnectCoordinator(const std::string& address) {
+  if (address.empty()) {
+    return absl::InvalidArgumentError(
+        "--coordinator: required (HOST:PORT, or FABRICPULSE_COORDINATOR); "
+        "or run `fabricpulse local ...` for a system on this machine");
+  }
+  auto channel =
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  // Fail on the first refused connection rather than retrying for the
+  // whole timeout: a typo'd port should answer at once.
+  const auto deadline = absl::ToChronoTime(absl::Now() + kConnectTimeout);
+  grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
+  while (state != GRPC_CHANNEL_READY) {
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
+        state == GRPC_CHANNEL_SHUTDOWN) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot reach the coordinator at ", address,
+          " (connection failed); is fabricpulse-coordinator running there?"));
+    }
+    if (!channel->WaitForStateChange(state, deadline)) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot reach the coordinator at ", address, " within ",
+                       absl::FormatDuration(kConnectTimeout)));
+    }
+    state = channel->GetState(/*try_to_connect=*/true);
+  }
+  return v1::CoordinatorService::NewStub(channel);
+}
+
+void PrintError(const std::string& message) {
+  // One line, whatever the message holds.
+  std::string line = absl::StrReplaceAll(message, {{"\n", " "}});
+  std::fprintf(stderr, "fabricpulse: %s\n", line.c_str());
+}
+
+}  // namespace fabricpulse::client

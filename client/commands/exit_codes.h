@@ -1,0 +1,28 @@
+// The CLI's exit codes (README "Exit codes").
+#pragma once
+
+#include "absl/status/status.h"
+
+namespace fabricpulse::client {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;       // sweep failed, hung or aborted
+inline constexpr int kExitBadInput = 2;     // bad flags or spec
+inline constexpr int kExitUnreachable = 3;  // coordinator unreachable
+inline constexpr int kExitBusy = 4;         // members busy with a sweep
+
+// Exit code for a status returned by the coordinator.
+inline int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+      return kExitBadInput;
+    case absl::StatusCode::kResourceExhausted:
+      return kExitBusy;
+    default:
+      return kExitFailed;
+  }
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,158 @@
+#include "client/commands/sweep_command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+#include "client/output/progress_line.h"
+#include "client/output/result_printer.h"
+#include "daemon/common/grpc_status.h"
+#include "daemon/common/spec_convert.h"
+#include "daemon/core/byte_size.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::client {
+namespace {
+
+absl::StatusOr<absl::Duration> ParseTimeout(const std::string& text) {
+  absl::Duration d;
+  double seconds = 0;
+  if (absl::SimpleAtod(text, &seconds)) return absl::Seconds(seconds);
+  if (absl::ParseDuration(text, &d)) return d;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--timeout: '", text, "' is not a duration; use e.g. 30s, 500ms, 2m"));
+}
+
+}  // namespace
+
+absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
+  core::SweepSpec spec;
+  spec.ops = flags.ops;
+  auto min_bytes = core::ParseByteSize(flags.min_bytes, "--min-bytes");
+  if (!min_bytes.ok()) return min_bytes.status();
+  auto max_bytes = core::ParseByteSize(flags.max_bytes, "--max-bytes");
+  if (!max_bytes.ok()) return max_bytes.status();
+  auto step = core::ParseByteSize(flags.step, "--step");
+  if (!step.ok()) return step.status();
+  auto timeout = ParseTimeout(flags.timeout);
+  if (!timeout.ok()) return timeout.status();
+  spec.min_bytes = *min_bytes;
+  spec.max_bytes = *max_bytes;
+  spec.step_bytes = *step;
+  spec.factor = flags.factor;
+  spec.dtype = flags.dtype;
+  spec.redop = flags.redop;
+  spec.root = flags.root;
+  spec.iters = flags.iters;
+  spec.warmup_iters = flags.warmup;
+  spec.check = flags.check;
+  spec.placement = flags.placement;
+  spec.graph = flags.graph;
+  spec.timeout = *timeout;
+  spec.fresh_comm = flags.fresh_comm;
+  return spec;
+}
+
+int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
+  OutputOptions output;
+  auto spec = SpecFromFlags(flags);
+  absl::Status bad = spec.status();
+  if (bad.ok()) {
+    auto format = ParseOutputFormat(flags.output);
+    auto unit = ParseBwUnit(flags.bw_unit);
+    bad = !format.ok() ? format.status() : unit.status();
+    if (bad.ok()) {
+      output.format = *format;
+      output.unit = *unit;
+      output.raw = flags.raw;
+    }
+  }
+  if (!bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
+  auto stub = ConnectCoordinator(coordinator);
+  if (!stub.ok()) {
+    PrintError(std::string(stub.status().message()));
+    return stub.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitUnreachable;
+  }
+
+  v1::SweepRequest request;
+  *request.mutable_spec() = common::SpecToProto(*spec);
+  for (const std::string& node : flags.nodes) request.add_nodes(node);
+  // No overall deadline: a sweep may run for hours. The coordinator bounds
+  // every op and every silence, and Ctrl-C cancels the call (and so the
+  // sweep).
+  grpc::ClientContext ctx;
+  auto reader = (*stub)->RunSweep(&ctx, request);
+  std::unique_ptr<ResultPrinter> printer =
+      ResultPrinter::Create(output, std::cout);
+  ProgressLine progress;
+  v1::SweepEvent event;
+  v1::SweepFinished finished;
+  bool started = false;
+  int total_steps = 0, done = 0;
+  int64_t wrong = 0;
+  while (reader->Read(&event)) {
+    if (event.has_started()) {
+      started = true;
+      auto steps = core::Expand(*spec, event.started().nranks());
+      total_steps = steps.ok() ? static_cast<int>(steps->size()) : 0;
+      printer->Begin(request.spec(), event.started());
+    } else if (event.has_comm_ready()) {
+      printer->CommReady(event.comm_ready());
+    } else if (event.has_result()) {
+      progress.Clear();
+      printer->Add(event.result());
+      std::cout.flush();
+      wrong += event.result().wrong();
+      progress.Update(
+          ++done, total_steps,
+          absl::StrCat(event.result().step().op(), " ",
+                       core::FormatByteSize(event.result().step().bytes())));
+    } else if (event.has_finished()) {
+      finished = event.finished();
+    }
+  }
+  progress.Clear();
+  absl::Status status = common::FromGrpcStatus(reader->Finish());
+  if (started) {
+    if (finished.sweep_id().empty()) {
+      finished.set_status("failed");
+      finished.set_error(std::string(status.message()));
+    }
+    printer->Finish(finished);
+    std::cout.flush();
+  }
+  if (!status.ok()) {
+    if (!started) {
+      const bool unreachable =
+          status.code() == absl::StatusCode::kUnavailable &&
+          status.message().find("coordinator") != absl::string_view::npos;
+      PrintError(
+          absl::StrCat(status.code() == absl::StatusCode::kInvalidArgument
+                           ? "invalid sweep: "
+                           : "",
+                       status.message()));
+      return unreachable ? kExitUnreachable : ExitCodeFor(status);
+    }
+    PrintError(absl::StrCat("sweep ", finished.sweep_id(), " ",
+                            finished.status(), ": ", status.message()));
+    return kExitFailed;
+  }
+  if (wrong > 0) {
+    PrintError(absl::StrCat("sweep ", finished.sweep_id(),
+                            ": data check "
+                            "failed, ",
+                            wrong, " wrong element(s)"));
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,41 @@
+// `fabricpulse sweep`: runs a sweep and prints its results as they come.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "client/output/output_options.h"
+#include "daemon/core/sweep_spec.h"
+
+namespace fabricpulse::client {
+
+// The flags of `sweep`, as typed (sizes and timeout still text).
+struct SweepFlags {
+  std::vector<std::string> ops = {"all_reduce"};
+  std::string min_bytes = "8";
+  std::string max_bytes = "32M";
+  double factor = 2;
+  std::string step = "0";
+  std::string dtype = "float";
+  std::string redop = "sum";
+  int root = 0;
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  std::string placement = "both";
+  bool graph = false;
+  std::string timeout = "30s";
+  std::vector<std::string> nodes;
+  std::string output = "table";
+  std::string bw_unit = "GBps";
+  bool raw = false;
+  bool fresh_comm = false;
+};
+
+// Parses sizes and the timeout. Errors: INVALID_ARGUMENT naming the flag.
+absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
+
+// Returns the exit code.
+int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags);
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,165 @@
+#include "client/local/local_cluster.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "daemon/common/port_file.h"
+#include "daemon/common/process.h"
+#include "fabricpulse/v1/coordinator.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::client {
+namespace {
+
+constexpr absl::Duration kStopGrace = absl::Seconds(5);
+
+}  // namespace
+
+std::string LocalCluster::NodeName(int agent) const {
+  return absl::StrCat("local-", agent);
+}
+
+absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
+    const LocalClusterOptions& options) {
+  if (options.agents < 1 || options.agents > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--agents: ", options.agents, " is out of range; allowed: 1 to 64"));
+  }
+  if (options.ranks < 1 || options.ranks > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ranks: ", options.ranks, " is out of range; allowed: 1 to 64"));
+  }
+  std::unique_ptr<LocalCluster> cluster(new LocalCluster());
+  cluster->options_ = options;
+  char dir_template[] = "/tmp/fabricpulse-local-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    return absl::InternalError("cannot create a temporary folder in /tmp");
+  }
+  cluster->dir_ = dir_template;
+  const std::string& dir = cluster->dir_;
+
+  common::SpawnOptions coord;
+  coord.argv = {options.bin_dir + "/fabricpulse-coordinator",
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--state-dir",
+                dir + "/state",
+                "--port-file",
+                dir + "/coordinator.ports"};
+  coord.env = options.env;
+  coord.log_file = dir + "/coordinator.log";
+  auto pid = common::Spawn(coord);
+  if (!pid.ok()) return pid.status();
+  cluster->coordinator_pid_ = *pid;
+  auto ports =
+      common::WaitForPortFile(dir + "/coordinator.ports", absl::Seconds(20));
+  if (!ports.ok()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "coordinator did not start; see ", dir, "/coordinator.log"));
+  }
+  cluster->coordinator_ = ports->grpc;
+  cluster->metrics_ = ports->metrics;
+  for (int i = 0; i < options.agents; ++i) {
+    absl::Status started = cluster->StartAgent(i);
+    if (!started.ok()) return started;
+  }
+  for (int i = 0; i < options.agents; ++i) {
+    auto agent_ports = common::WaitForPortFile(
+        absl::StrCat(dir, "/agent-", i, ".ports"), absl::Seconds(20));
+    if (!agent_ports.ok()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "agent ", i, " did not start; see ", dir, "/agent-", i, ".log"));
+    }
+    cluster->agent_metrics_.push_back(agent_ports->metrics);
+  }
+  absl::Status ready =
+      cluster->WaitReady(options.agents, options.ready_timeout);
+  if (!ready.ok()) return ready;
+  return cluster;
+}
+
+absl::Status LocalCluster::StartAgent(int index) {
+  common::SpawnOptions agent;
+  agent.argv = {options_.bin_dir + "/fabricpulse-agent",
+                "--coordinator",
+                coordinator_,
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--node-name",
+                NodeName(index),
+                "--backend",
+                options_.backend,
+                "--port-file",
+                absl::StrCat(dir_, "/agent-", index, ".ports")};
+  if (options_.backend == "nccl") {
+    std::string gpus;
+    for (int r = 0; r < options_.ranks; ++r) {
+      absl::StrAppend(&gpus, r == 0 ? "" : ",", index * options_.ranks + r);
+    }
+    agent.argv.insert(agent.argv.end(), {"--gpus", gpus});
+  } else {
+    agent.argv.insert(agent.argv.end(),
+                      {"--ranks", absl::StrCat(options_.ranks)});
+  }
+  agent.env = options_.env;
+  agent.log_file = absl::StrCat(dir_, "/agent-", index, ".log");
+  auto pid = common::Spawn(agent);
+  if (!pid.ok()) return pid.status();
+  agent_pids_.push_back(*pid);
+  return absl::OkStatus();
+}
+
+absl::Status LocalCluster::WaitReady(int agents, absl::Duration timeout) const {
+  auto stub = v1::CoordinatorService::NewStub(
+      grpc::CreateChannel(coordinator_, grpc::InsecureChannelCredentials()));
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::Duration backoff = absl::Milliseconds(5);
+  std::string last = "no answer from the coordinator";
+  while (absl::Now() < deadline) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+    v1::ListAgentsRequest req;
+    v1::ListAgentsResponse resp;
+    if (stub->ListAgents(&ctx, req, &resp).ok()) {
+      int ready = 0;
+      for (const v1::AgentInfo& a : resp.agents()) {
+        bool all = a.state() == "alive" && a.workers_size() > 0;
+        for (const v1::WorkerInfo& w : a.workers()) all = all && w.ready();
+        ready += all ? 1 : 0;
+      }
+      if (ready >= agents) return absl::OkStatus();
+      last = absl::StrCat(ready, " of ", agents, " agents ready");
+    }
+    // Readiness is reported by heartbeats; poll with a capped backoff.
+    std::this_thread::sleep_for(absl::ToChronoMicroseconds(backoff));
+    backoff = std::min(backoff * 2, absl::Milliseconds(100));
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      "local cluster not ready after ", absl::FormatDuration(timeout), " (",
+      last, "); logs in ", dir_));
+}
+
+void LocalCluster::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  for (pid_t pid : agent_pids_) common::TerminateProcess(pid, kStopGrace);
+  if (coordinator_pid_ > 0) {
+    common::TerminateProcess(coordinator_pid_, kStopGrace);
+  }
+  if (std::getenv("FABRICPULSE_KEEP_LOCAL_DIR") == nullptr && !dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+}
+
+LocalCluster::~LocalCluster() { Stop(); }
+
+}  // namespace fabricpulse::client

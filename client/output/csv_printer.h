@@ -1,0 +1,41 @@
+// CSV: a header line, then one line per step result as it arrives.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "client/output/output_options.h"
+#include "client/output/result_printer.h"
+
+namespace fabricpulse::client {
+
+// Columns are ResultFieldNames() (result_fields.h), bandwidths in
+// `options.unit`; `options.raw` is ignored (the column names carry units).
+// The header is written at Begin (or before the first line if Begin was not
+// called); each result line is flushed as it is written. Finish writes
+// nothing, so the output stays one table; the sweep's status is the caller's
+// to report. A non-finite number is an empty field.
+class CsvPrinter : public ResultPrinter {
+ public:
+  CsvPrinter(const OutputOptions& options, std::ostream& out);
+
+  void Begin(const v1::SweepSpec& spec,
+             const v1::SweepStarted& started) override;
+  void CommReady(const v1::SweepCommReady& ready) override;
+  void Add(const v1::StepResult& result) override;
+  void Finish(const v1::SweepFinished& finished) override;
+
+ private:
+  void MaybeWriteHeader();
+
+  const OutputOptions options_;
+  std::ostream& out_;
+  bool header_written_ = false;
+};
+
+// `field` quoted as RFC 4180 asks only when it holds a comma, quote, CR, LF
+// or leading/trailing space; quotes inside are doubled.
+std::string CsvField(absl::string_view field);
+
+}  // namespace fabricpulse::client

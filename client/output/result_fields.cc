@@ -1,0 +1,86 @@
+#include "client/output/result_fields.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "client/output/units.h"
+#include "daemon/core/op_traits.h"
+
+namespace fabricpulse::client {
+namespace {
+
+ResultField String(absl::string_view key, absl::string_view text) {
+  return {key, ResultField::Kind::kString, std::string(text)};
+}
+
+ResultField Integer(absl::string_view key, int64_t value) {
+  return {key, ResultField::Kind::kLiteral, absl::StrCat(value)};
+}
+
+ResultField Unsigned(absl::string_view key, uint64_t value) {
+  return {key, ResultField::Kind::kLiteral, absl::StrCat(value)};
+}
+
+ResultField Bool(absl::string_view key, bool value) {
+  return {key, ResultField::Kind::kLiteral, value ? "true" : "false"};
+}
+
+ResultField Number(absl::string_view key, double value) {
+  if (!std::isfinite(value)) return {key, ResultField::Kind::kNull, ""};
+  return {key, ResultField::Kind::kLiteral, FormatNumber(value)};
+}
+
+}  // namespace
+
+std::string DisplayRedop(const v1::StepKey& step) {
+  absl::StatusOr<core::Op> op = core::ParseOp(step.op());
+  if (op.ok() && !core::IsReduction(*op)) return "none";
+  return step.redop();
+}
+
+const std::vector<absl::string_view>& ResultFieldNames() {
+  static const auto* const kNames =
+      new std::vector<absl::string_view>{"op",
+                                         "bytes",
+                                         "count",
+                                         "dtype",
+                                         "redop",
+                                         "root",
+                                         "in_place",
+                                         "time_us",
+                                         "algbw_gbps",
+                                         "busbw_gbps",
+                                         "wrong",
+                                         "slowest_rank",
+                                         "min_rank_time_us",
+                                         "max_rank_time_us",
+                                         "p50_us",
+                                         "p99_us"};
+  return *kNames;
+}
+
+std::vector<ResultField> ResultFields(const v1::StepResult& result,
+                                      BwUnit unit) {
+  const v1::StepKey& step = result.step();
+  return {
+      String("op", step.op()),
+      Unsigned("bytes", step.bytes()),
+      Unsigned("count", step.count()),
+      String("dtype", step.dtype()),
+      String("redop", DisplayRedop(step)),
+      Integer("root", step.root()),
+      Bool("in_place", step.in_place()),
+      Number("time_us", ToMicros(result.time_seconds())),
+      Number("algbw_gbps", ToBwUnit(unit, result.algbw_bytes_per_second())),
+      Number("busbw_gbps", ToBwUnit(unit, result.busbw_bytes_per_second())),
+      Integer("wrong", result.wrong()),
+      Integer("slowest_rank", result.slowest_rank()),
+      Number("min_rank_time_us", ToMicros(result.min_rank_time_seconds())),
+      Number("max_rank_time_us", ToMicros(result.max_rank_time_seconds())),
+      Number("p50_us", ToMicros(result.p50_seconds())),
+      Number("p99_us", ToMicros(result.p99_seconds())),
+  };
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,40 @@
+// One step result as named fields, shared by the JSON and CSV printers so
+// that both carry the same columns in the same order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "client/output/output_options.h"
+#include "fabricpulse/v1/coordinator.pb.h"
+
+namespace fabricpulse::client {
+
+// The redop as nccl-tests shows it: "none" for ops that do not reduce
+// (all_gather, broadcast, alltoall, sendrecv, gather, scatter), else the
+// step's redop. An op name core::ParseOp does not know keeps its redop.
+std::string DisplayRedop(const v1::StepKey& step);
+
+struct ResultField {
+  enum class Kind {
+    kString,   // text, quoted/escaped by the writer
+    kLiteral,  // a number or true/false, written as is
+    kNull,     // a non-finite number: JSON null, empty CSV field
+  };
+  absl::string_view key;
+  Kind kind = Kind::kLiteral;
+  std::string text;
+};
+
+// The key names, in order: op, bytes, count, dtype, redop, root, in_place,
+// time_us, algbw_gbps, busbw_gbps, wrong, slowest_rank, min_rank_time_us,
+// max_rank_time_us, p50_us, p99_us.
+const std::vector<absl::string_view>& ResultFieldNames();
+
+// The fields of `result` in ResultFieldNames() order. Times are in
+// microseconds; algbw_gbps and busbw_gbps are in `unit` (GB/s or Gbit/s).
+std::vector<ResultField> ResultFields(const v1::StepResult& result,
+                                      BwUnit unit);
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,260 @@
+#include "client/output/table_printer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "client/output/result_fields.h"
+#include "client/output/units.h"
+#include "daemon/core/op_traits.h"
+
+namespace fabricpulse::client {
+namespace {
+
+// Column order: size, count, type, redop, root, then time, algbw, busbw,
+// #wrong for out-of-place and again for in-place, then the slowest rank.
+constexpr int kKeyColumns = 5;
+constexpr int kHalfColumns = 4;
+constexpr int kColumns = kKeyColumns + 2 * kHalfColumns + 1;
+constexpr absl::string_view kSeparator = "  ";
+constexpr int kSeparatorWidth = 2;
+// Long node lists are cut in the header.
+constexpr int kMaxNodesShown = 8;
+
+std::vector<int> ColumnWidths(bool raw) {
+  // nccl-tests' widths, a little wider for Gbps values and for raw numbers
+  // (seconds with 9 decimals, bytes per second).
+  const int time = raw ? 12 : 8;
+  const int bw = raw ? 14 : 8;
+  return {12, 12, 8, 6, 6, time, bw, bw, 6, time, bw, bw, 6, 7};
+}
+
+// Turns a line of header cells into a comment: the first column is right
+// aligned and wide, so its first character is a space.
+std::string Comment(std::string line) {
+  if (!line.empty()) line[0] = '#';
+  return line;
+}
+
+std::string Center(absl::string_view label, int width) {
+  const int left =
+      std::max<int>(0, (width - static_cast<int>(label.size())) / 2);
+  std::string text = std::string(left, ' ') + std::string(label);
+  text.resize(std::max<size_t>(text.size(), width), ' ');
+  return text;
+}
+
+std::string CommentLines(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"\n", "\n# "}});
+}
+
+}  // namespace
+
+TablePrinter::TablePrinter(const OutputOptions& options, std::ostream& out)
+    : options_(options), out_(out) {}
+
+void TablePrinter::Begin(const v1::SweepSpec& spec,
+                         const v1::SweepStarted& started) {
+  // An unknown placement is the coordinator's to refuse; show both then.
+  placement_ =
+      core::ParsePlacement(spec.placement()).value_or(core::Placement::kBoth);
+  check_ = spec.check();
+  sweep_id_ = started.sweep_id();
+
+  std::vector<std::string> nodes(started.nodes().begin(),
+                                 started.nodes().end());
+  std::string node_list;
+  if (static_cast<int>(nodes.size()) > kMaxNodesShown) {
+    const int more = static_cast<int>(nodes.size()) - kMaxNodesShown;
+    nodes.resize(kMaxNodesShown);
+    node_list =
+        absl::StrCat(absl::StrJoin(nodes, ", "), ", ... (+", more, " more)");
+  } else {
+    node_list = absl::StrJoin(nodes, ", ");
+  }
+  out_ << absl::StrFormat(
+      "# fabricpulse sweep %s: %d ranks on %d node%s (%s), backend %s\n",
+      started.sweep_id(), started.nranks(), started.nodes_size(),
+      started.nodes_size() == 1 ? "" : "s", node_list, started.backend());
+  const std::string step = spec.step_bytes() > 0
+                               ? absl::StrCat(spec.step_bytes(), "(bytes)")
+                               : absl::StrCat(spec.factor(), "(factor)");
+  out_ << absl::StrFormat(
+      "# ops: %s  minBytes: %d  maxBytes: %d  step: %s  dtype: %s  redop: %s  "
+      "root: %d\n",
+      absl::StrJoin(spec.ops(), ", "), spec.min_bytes(), spec.max_bytes(), step,
+      spec.dtype(), spec.redop(), spec.root());
+  out_ << absl::StrFormat(
+      "# warmup iters: %d  iters: %d  validation: %d  graph: %d  placement: "
+      "%s  fresh comm: %d\n",
+      spec.warmup_iters(), spec.iters(), spec.check(), spec.graph(),
+      spec.placement(), spec.fresh_comm());
+  out_.flush();
+}
+
+void TablePrinter::CommReady(const v1::SweepCommReady& ready) {
+  if (ready.reused()) {
+    out_ << "# communicator: reused\n";
+  } else {
+    out_ << absl::StrFormat("# communicator: new, init %.3f s\n",
+                            ready.init_seconds());
+  }
+  out_.flush();
+}
+
+void TablePrinter::Add(const v1::StepResult& result) {
+  const v1::StepKey& step = result.step();
+  if (std::isfinite(result.busbw_bytes_per_second())) {
+    busbw_sum_ += result.busbw_bytes_per_second();
+    ++busbw_count_;
+  }
+  wrong_total_ += result.wrong();
+
+  const bool in_place = step.in_place();
+  auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Row& r) {
+    return r.op == step.op() && r.bytes == step.bytes() &&
+           !(in_place ? r.in : r.out).has_value();
+  });
+  if (it == pending_.end()) {
+    pending_.push_back(NewRow(step));
+    it = pending_.end() - 1;
+  }
+  // A result the placement did not announce is still shown.
+  if (in_place) {
+    it->in = result;
+    it->expect_in = true;
+  } else {
+    it->out = result;
+    it->expect_out = true;
+  }
+  if ((!it->expect_out || it->out) && (!it->expect_in || it->in)) {
+    const Row row = std::move(*it);
+    pending_.erase(it);
+    PrintRow(row);
+  }
+}
+
+void TablePrinter::Finish(const v1::SweepFinished& finished) {
+  for (const Row& row : pending_) PrintRow(row);
+  pending_.clear();
+
+  out_ << absl::StrFormat("# Out of bounds values : %d %s\n", wrong_total_,
+                          wrong_total_ == 0 ? "OK" : "FAILED");
+  if (busbw_count_ == 0) {
+    out_ << "# Avg bus bandwidth    : N/A\n";
+  } else if (options_.raw) {
+    out_ << absl::StrFormat("# Avg bus bandwidth    : %.0f B/s\n",
+                            busbw_sum_ / busbw_count_);
+  } else {
+    out_ << absl::StrFormat("# Avg bus bandwidth    : %g %s\n",
+                            ToBwUnit(options_.unit, busbw_sum_ / busbw_count_),
+                            BwUnitLabel(options_.unit));
+  }
+  out_ << absl::StrFormat("# Sweep duration       : %.3f s\n",
+                          finished.duration_seconds());
+  out_ << "#\n";
+  const std::string& id =
+      finished.sweep_id().empty() ? sweep_id_ : finished.sweep_id();
+  out_ << "# sweep " << id << " " << finished.status();
+  if (!finished.error().empty()) {
+    out_ << ": " << CommentLines(finished.error());
+  }
+  out_ << "\n";
+  out_.flush();
+}
+
+TablePrinter::Row TablePrinter::NewRow(const v1::StepKey& step) const {
+  Row row;
+  row.op = step.op();
+  row.bytes = step.bytes();
+  // An op name we do not know: assume it has an in-place variant and let
+  // the placement decide.
+  const absl::StatusOr<core::Op> op = core::ParseOp(step.op());
+  const bool has_in_place = !op.ok() || core::SupportsInPlace(*op);
+  row.expect_out = placement_ != core::Placement::kInPlace || !has_in_place;
+  row.expect_in = placement_ != core::Placement::kOutOfPlace && has_in_place;
+  return row;
+}
+
+void TablePrinter::PrintRow(const Row& row) {
+  if (block_op_.empty() || block_op_ != row.op) PrintBlockHeader(row.op);
+  const v1::StepResult& any = row.out ? *row.out : *row.in;
+  const v1::StepKey& step = any.step();
+  std::vector<std::string> cells = {
+      absl::StrCat(step.bytes()), absl::StrCat(step.count()), step.dtype(),
+      DisplayRedop(step), absl::StrCat(step.root())};
+  AppendHalf(row.out, row.expect_out, cells);
+  AppendHalf(row.in, row.expect_in, cells);
+  cells.push_back(absl::StrCat(any.slowest_rank()));
+  out_ << FormatCells(cells) << "\n";
+  out_.flush();
+}
+
+void TablePrinter::PrintBlockHeader(absl::string_view op) {
+  block_op_ = std::string(op);
+  const std::vector<int> widths = ColumnWidths(options_.raw);
+  int key_width = 0;
+  for (int i = 0; i < kKeyColumns; ++i) {
+    key_width += widths[i] + (i > 0 ? kSeparatorWidth : 0);
+  }
+  int half_width = 0;
+  for (int i = kKeyColumns; i < kKeyColumns + kHalfColumns; ++i) {
+    half_width += kSeparatorWidth + widths[i];
+  }
+  std::string banner = std::string(key_width, ' ') +
+                       Center("out-of-place", half_width) +
+                       Center("in-place", half_width);
+  banner.erase(banner.find_last_not_of(' ') + 1);
+
+  out_ << "#\n# " << op << "\n";
+  out_ << Comment(banner) << "\n";
+  out_ << Comment(FormatCells({"size", "count", "type", "redop", "root", "time",
+                               "algbw", "busbw", "#wrong", "time", "algbw",
+                               "busbw", "#wrong", "slowest"}))
+       << "\n";
+  if (!options_.raw) {
+    const std::string bw = absl::StrCat("(", BwUnitLabel(options_.unit), ")");
+    out_ << Comment(FormatCells({"(B)", "(elements)", "", "", "", "(us)", bw,
+                                 bw, "", "(us)", bw, bw, "", "(rank)"}))
+         << "\n";
+  }
+}
+
+void TablePrinter::AppendHalf(const std::optional<v1::StepResult>& result,
+                              bool expected,
+                              std::vector<std::string>& cells) const {
+  if (!result) {
+    const char* absent = expected ? "-" : "N/A";
+    cells.insert(cells.end(), kHalfColumns, absent);
+    return;
+  }
+  if (options_.raw) {
+    cells.push_back(absl::StrFormat("%.9f", result->time_seconds()));
+    cells.push_back(absl::StrFormat("%.0f", result->algbw_bytes_per_second()));
+    cells.push_back(absl::StrFormat("%.0f", result->busbw_bytes_per_second()));
+  } else {
+    cells.push_back(FormatTableMicros(ToMicros(result->time_seconds())));
+    cells.push_back(absl::StrFormat(
+        "%.2f", ToBwUnit(options_.unit, result->algbw_bytes_per_second())));
+    cells.push_back(absl::StrFormat(
+        "%.2f", ToBwUnit(options_.unit, result->busbw_bytes_per_second())));
+  }
+  cells.push_back(check_ ? absl::StrCat(result->wrong()) : "N/A");
+}
+
+std::string TablePrinter::FormatCells(
+    const std::vector<std::string>& cells) const {
+  const std::vector<int> widths = ColumnWidths(options_.raw);
+  std::string line;
+  for (int i = 0; i < kColumns && i < static_cast<int>(cells.size()); ++i) {
+    if (i > 0) absl::StrAppend(&line, kSeparator);
+    absl::StrAppendFormat(&line, "%*s", widths[i], cells[i]);
+  }
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line;
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,78 @@
+// The nccl-tests table: a comment header, then per op a block of rows of
+// size, count, type, redop, root, out-of-place time/algbw/busbw/#wrong,
+// in-place time/algbw/busbw/#wrong and the slowest rank.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "client/output/output_options.h"
+#include "client/output/result_printer.h"
+#include "daemon/core/sweep_spec.h"
+
+namespace fabricpulse::client {
+
+// A row is printed, and flushed, as soon as every result expected for its
+// (op, size) has arrived: out-of-place when the placement is "out_of_place"
+// or "both" or the op has no in-place variant; in-place when the placement
+// is "in_place" or "both" and the op has one. Columns of a placement that is
+// not expected show "N/A"; columns of an expected result that never came
+// (a failed sweep; the row is printed at Finish) show "-". #wrong shows
+// "N/A" when the spec's check is off. The slowest rank is the out-of-place
+// result's, or the in-place one's when there is none.
+//
+// Bandwidths are in `options.unit` (named in the unit row). With
+// `options.raw` there is no unit row, times are in seconds and bandwidths in
+// bytes per second, as plain numbers.
+//
+// Finish prints the remaining rows, the nccl-tests footer (out of bounds
+// values, average bus bandwidth over all results) and "# sweep <id>
+// <status>" followed by ": <error>" when there is one.
+class TablePrinter : public ResultPrinter {
+ public:
+  TablePrinter(const OutputOptions& options, std::ostream& out);
+
+  void Begin(const v1::SweepSpec& spec,
+             const v1::SweepStarted& started) override;
+  void CommReady(const v1::SweepCommReady& ready) override;
+  void Add(const v1::StepResult& result) override;
+  void Finish(const v1::SweepFinished& finished) override;
+
+ private:
+  // All results of one (op, size).
+  struct Row {
+    std::string op;
+    uint64_t bytes = 0;
+    bool expect_out = true;
+    bool expect_in = true;
+    std::optional<v1::StepResult> out;
+    std::optional<v1::StepResult> in;
+  };
+
+  Row NewRow(const v1::StepKey& step) const;
+  void PrintRow(const Row& row);
+  void PrintBlockHeader(absl::string_view op);
+  // The four cells of one placement of `row`.
+  void AppendHalf(const std::optional<v1::StepResult>& result, bool expected,
+                  std::vector<std::string>& cells) const;
+  std::string FormatCells(const std::vector<std::string>& cells) const;
+
+  const OutputOptions options_;
+  std::ostream& out_;
+  core::Placement placement_ = core::Placement::kBoth;
+  bool check_ = true;
+  std::string sweep_id_;
+  // Rows with results still to come, in arrival order.
+  std::vector<Row> pending_;
+  // The op of the block being printed; empty before the first row.
+  std::string block_op_;
+  double busbw_sum_ = 0;  // bytes per second
+  int busbw_count_ = 0;
+  int64_t wrong_total_ = 0;
+};
+
+}  // namespace fabricpulse::client

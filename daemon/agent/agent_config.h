@@ -1,0 +1,27 @@
+// fabricpulse-agent's configuration, as parsed from flags/environment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace fabricpulse::agent {
+
+struct AgentConfig {
+  std::string coordinator;
+  std::string listen = "0.0.0.0:0";
+  std::string metrics_listen = "0.0.0.0:0";
+  std::string node_name;
+  std::string backend = "auto";
+  int ranks = 0;     // CPU ranks (gloo); 0 = one per GPU or 1
+  std::string gpus;  // "0,1,..." (nccl)
+  std::string port_file;
+
+  // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
+  absl::Status Validate() const;
+  // The GPU list parsed from `gpus` (empty when none given).
+  std::vector<int> GpuList() const;
+};
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,171 @@
+// fabricpulse-agent: one per node; spawns and supervises the workers and
+// serves AgentService to the coordinator.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/agent/agent_config.h"
+#include "daemon/agent/agent_service.h"
+#include "daemon/agent/registration.h"
+#include "daemon/agent/worker_supervisor.h"
+#include "daemon/common/address.h"
+#include "daemon/common/metrics_server.h"
+#include "daemon/common/port_file.h"
+#include "daemon/common/process.h"
+#include "daemon/common/shutdown_signal.h"
+#include "daemon/core/log.h"
+#include "prometheus/counter.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "fabricpulse-agent: %s\n", message.c_str());
+  return 2;
+}
+
+std::string RandomId() {
+  std::random_device rd;
+  return absl::StrCat(absl::Hex(rd(), absl::kZeroPad8));
+}
+
+int Run(const AgentConfig& config) {
+  // CPU ranks unless NCCL is asked for; `auto` picks NCCL only in builds
+  // and on machines that have it (none in this build).
+  const std::string backend =
+      config.backend == "auto" ? "gloo" : config.backend;
+  if (backend == "nccl") {
+    return Fail(
+        "--backend: nccl is not built into this binary; use --backend gloo "
+        "or auto");
+  }
+  std::vector<int> gpus(config.ranks > 0 ? config.ranks : 1, -1);
+
+  char dir_template[] = "/tmp/fabricpulse-agent-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    return Fail("cannot create a socket directory under /tmp");
+  }
+  const std::string socket_dir = dir_template;
+  auto listen = common::ParseHostPort(config.listen, "--listen");
+  const std::string host = common::AdvertisedHost(listen->host);
+
+  auto metrics = common::MetricsServer::Start(config.metrics_listen, "agent");
+  if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
+  auto& restarts = prometheus::BuildCounter()
+                       .Name("fabricpulse_agent_worker_restarts_total")
+                       .Help("Workers restarted after dying unexpectedly")
+                       .Register((*metrics)->registry())
+                       .Add({});
+
+  SupervisorOptions sup;
+  sup.worker_binary = common::ExecutableDir() + "/fabricpulse-worker";
+  sup.socket_dir = socket_dir;
+  sup.backend = backend;
+  sup.host = host;
+  sup.gpus = gpus;
+  sup.boot_id = RandomId();
+  sup.on_restart = [&restarts](int) { restarts.Increment(); };
+  // Set before the supervisor starts, cleared after it stops.
+  std::atomic<Registration*> registration_ptr{nullptr};
+  sup.on_change = [&registration_ptr](int) {
+    if (Registration* r = registration_ptr.load()) r->Nudge();
+  };
+  WorkerSupervisor supervisor(sup);
+
+  int port = 0;
+  AgentIdentity identity;
+  identity.node_name = config.node_name;
+  identity.backend = backend;
+  identity.backend_version = "gloo";
+  AgentServiceImpl service(identity, &supervisor);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return Fail(absl::StrCat("--listen: cannot listen on ", config.listen));
+  }
+  service.SetAddress(common::JoinHostPort(host, port));
+
+  Registration registration(config.coordinator,
+                            [&service] { return service.Info(); });
+  registration_ptr = &registration;
+  supervisor.Start();
+  if (!config.port_file.empty()) {
+    absl::Status written = common::WritePortFile(
+        config.port_file,
+        {common::JoinHostPort(listen->host, port), (*metrics)->address()});
+    if (!written.ok()) return Fail(std::string(written.message()));
+  }
+  registration.Start();
+  FP_LOG_INFO(absl::StrCat("node ", config.node_name, " serving on ",
+                           common::JoinHostPort(host, port), ", ", gpus.size(),
+                           " ", backend, " rank(s)"));
+
+  int sig = common::WaitForShutdownSignal();
+  FP_LOG_INFO(absl::StrCat("signal ", sig, ": shutting down"));
+  registration.Stop();
+  FP_LOG_DEBUG("registration stopped");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(3));
+  FP_LOG_DEBUG("server stopped");
+  supervisor.Stop();
+  registration_ptr = nullptr;
+  FP_LOG_DEBUG("workers stopped");
+  std::error_code ec;
+  std::filesystem::remove_all(socket_dir, ec);
+  return 0;
+}
+
+}  // namespace
+}  // namespace fabricpulse::agent
+
+int main(int argc, char** argv) {
+  fabricpulse::common::BlockShutdownSignals();
+  fabricpulse::agent::AgentConfig config;
+  char hostname[256] = {0};
+  gethostname(hostname, sizeof(hostname) - 1);
+  config.node_name = hostname;
+  CLI::App app{"fabricpulse-agent: runs one node's FabricPulse ranks"};
+  app.add_option("--coordinator", config.coordinator,
+                 "Coordinator gRPC address HOST:PORT")
+      ->envname("FABRICPULSE_COORDINATOR");
+  app.add_option("--listen", config.listen,
+                 "gRPC listen address HOST:PORT (:0 picks a free port)")
+      ->envname("FABRICPULSE_LISTEN")
+      ->capture_default_str();
+  app.add_option("--metrics-listen", config.metrics_listen,
+                 "Prometheus /metrics address HOST:PORT")
+      ->envname("FABRICPULSE_METRICS_LISTEN")
+      ->capture_default_str();
+  app.add_option("--node-name", config.node_name,
+                 "This node's name (default: hostname)")
+      ->envname("FABRICPULSE_NODE_NAME")
+      ->capture_default_str();
+  app.add_option("--backend", config.backend, "auto, nccl or gloo")
+      ->envname("FABRICPULSE_BACKEND")
+      ->capture_default_str();
+  app.add_option("--ranks", config.ranks, "CPU ranks to run (gloo; default 1)")
+      ->envname("FABRICPULSE_RANKS");
+  app.add_option("--gpus", config.gpus, "GPU indices to run, e.g. 0,1 (nccl)")
+      ->envname("FABRICPULSE_GPUS");
+  app.add_option("--port-file", config.port_file,
+                 "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
+                 "listening")
+      ->envname("FABRICPULSE_PORT_FILE");
+  CLI11_PARSE(app, argc, argv);
+  absl::Status valid = config.Validate();
+  if (!valid.ok()) {
+    std::fprintf(stderr, "fabricpulse-agent: %s\n",
+                 std::string(valid.message()).c_str());
+    return 2;
+  }
+  fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
+  return fabricpulse::agent::Run(config);
+}

@@ -1,0 +1,191 @@
+#include "daemon/agent/agent_service.h"
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "daemon/core/log.h"
+#include "fabricpulse/v1/worker.grpc.pb.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(5);
+constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(100);
+
+// Shared state of one relayed sweep: one thread per local rank writes into
+// the coordinator's stream under the mutex.
+struct Relay {
+  absl::Mutex mu;
+  grpc::ServerWriter<v1::AgentSweepEvent>* writer;
+  int running ABSL_GUARDED_BY(mu) = 0;
+  grpc::Status first_error ABSL_GUARDED_BY(mu);
+  bool failed ABSL_GUARDED_BY(mu) = false;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+};
+
+}  // namespace
+
+AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
+                                   WorkerSupervisor* supervisor)
+    : identity_(std::move(identity)), supervisor_(supervisor) {}
+
+std::string AgentServiceImpl::NodeName() const {
+  absl::MutexLock lock(&mu_);
+  return identity_.node_name;
+}
+
+void AgentServiceImpl::SetAddress(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  identity_.address = address;
+}
+
+v1::AgentInfo AgentServiceImpl::Info() const {
+  v1::AgentInfo info;
+  absl::MutexLock lock(&mu_);
+  info.set_node_name(identity_.node_name);
+  info.set_address(identity_.address);
+  info.set_backend(identity_.backend);
+  info.set_backend_version(identity_.backend_version);
+  for (const v1::WorkerInfo& w : supervisor_->Snapshot()) {
+    *info.add_workers() = w;
+  }
+  return info;
+}
+
+grpc::Status AgentServiceImpl::Describe(grpc::ServerContext* context,
+                                        const v1::DescribeRequest* request,
+                                        v1::DescribeResponse* response) {
+  *response->mutable_agent() = Info();
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentServiceImpl::RunSweep(
+    grpc::ServerContext* context, const v1::AgentSweepRequest* request,
+    grpc::ServerWriter<v1::AgentSweepEvent>* writer) {
+  struct Target {
+    int rank;
+    std::shared_ptr<grpc::Channel> channel;
+  };
+  std::vector<Target> targets;
+  for (const v1::RankAssignment& a : request->ranks()) {
+    std::string incarnation;
+    auto channel = supervisor_->ReadyChannel(a.local_index(), &incarnation);
+    if (channel == nullptr) {
+      return grpc::Status(
+          grpc::StatusCode::UNAVAILABLE,
+          absl::StrCat("node ", NodeName(), " worker ", a.local_index(),
+                       " (rank ", a.rank(),
+                       ") is not ready (starting or restarting)"));
+    }
+    targets.push_back({a.rank(), channel});
+  }
+
+  Relay relay;
+  relay.writer = writer;
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    relay.contexts.push_back(std::make_unique<grpc::ClientContext>());
+  }
+  {
+    absl::MutexLock lock(&relay.mu);
+    relay.running = static_cast<int>(targets.size());
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const Target& target = targets[i];
+      v1::WorkerSweepRequest wreq;
+      wreq.set_sweep_id(request->sweep_id());
+      wreq.set_comm_id(request->comm_id());
+      wreq.set_rank(target.rank);
+      wreq.set_nranks(request->nranks());
+      *wreq.mutable_spec() = request->spec();
+      wreq.set_coordinator(request->coordinator());
+      auto stub = v1::WorkerService::NewStub(target.channel);
+      auto reader = stub->RunSweep(relay.contexts[i].get(), wreq);
+      v1::WorkerSweepEvent event;
+      while (reader->Read(&event)) {
+        v1::AgentSweepEvent out;
+        if (event.has_comm_ready()) {
+          out.mutable_comm_ready()->set_rank(target.rank);
+          out.mutable_comm_ready()->set_reused(event.comm_ready().reused());
+          out.mutable_comm_ready()->set_init_seconds(
+              event.comm_ready().init_seconds());
+        } else {
+          out.mutable_step()->set_step_index(event.step().step_index());
+          *out.mutable_step()->mutable_timing() = event.step().timing();
+        }
+        absl::MutexLock lock(&relay.mu);
+        if (!relay.failed) relay.writer->Write(out);
+      }
+      grpc::Status status = reader->Finish();
+      absl::MutexLock lock(&relay.mu);
+      relay.running--;
+      if (!status.ok() && !relay.failed) {
+        relay.failed = true;
+        std::string message = status.error_message();
+        if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+          message = absl::StrCat("rank ", target.rank, " on node ", NodeName(),
+                                 ": worker unreachable or died: ", message);
+        }
+        relay.first_error = grpc::Status(status.error_code(), message);
+      }
+    });
+  }
+
+  // Wait for the ranks; propagate the coordinator's cancellation and a
+  // local rank's failure to the other local ranks.
+  bool aborted = false;
+  while (true) {
+    absl::MutexLock lock(&relay.mu);
+    auto done = [&relay]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(relay.mu) {
+      return relay.running == 0;
+    };
+    relay.mu.AwaitWithTimeout(absl::Condition(&done), kCancelPollInterval);
+    if (relay.running == 0) break;
+    if (!aborted && (relay.failed || context->IsCancelled())) {
+      aborted = true;
+      relay.mu.Unlock();
+      AbortWorkers(request->comm_id());
+      relay.mu.Lock();
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  absl::MutexLock lock(&relay.mu);
+  if (relay.failed) return relay.first_error;
+  if (context->IsCancelled()) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "sweep cancelled");
+  }
+  return grpc::Status::OK;
+}
+
+void AgentServiceImpl::AbortWorkers(const std::string& comm_id) {
+  for (int i = 0; i < supervisor_->size(); ++i) {
+    std::string incarnation;
+    auto channel = supervisor_->ReadyChannel(i, &incarnation);
+    if (channel == nullptr) continue;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
+    v1::WorkerAbortRequest req;
+    req.set_comm_id(comm_id);
+    v1::WorkerAbortResponse resp;
+    grpc::Status status =
+        v1::WorkerService::NewStub(channel)->Abort(&ctx, req, &resp);
+    if (!status.ok()) {
+      FP_LOG_WARNING(
+          absl::StrCat("worker ", i, " abort: ", status.error_message()));
+    }
+  }
+}
+
+grpc::Status AgentServiceImpl::Abort(grpc::ServerContext* context,
+                                     const v1::AgentAbortRequest* request,
+                                     v1::AgentAbortResponse* response) {
+  AbortWorkers(request->comm_id());
+  return grpc::Status::OK;
+}
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,50 @@
+// AgentService: the coordinator's handle on one node's workers.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "daemon/agent/worker_supervisor.h"
+#include "fabricpulse/v1/agent.grpc.pb.h"
+
+namespace fabricpulse::agent {
+
+struct AgentIdentity {
+  std::string node_name;
+  std::string address;  // advertised gRPC address
+  std::string backend;
+  std::string backend_version;
+};
+
+// Thread-safe.
+class AgentServiceImpl final : public v1::AgentService::Service {
+ public:
+  AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor);
+
+  // The agent's description, as Describe and registration report it.
+  v1::AgentInfo Info() const;
+  // Set once the gRPC port is known (before registration starts).
+  void SetAddress(const std::string& address);
+
+  grpc::Status Describe(grpc::ServerContext* context,
+                        const v1::DescribeRequest* request,
+                        v1::DescribeResponse* response) override;
+  grpc::Status RunSweep(
+      grpc::ServerContext* context, const v1::AgentSweepRequest* request,
+      grpc::ServerWriter<v1::AgentSweepEvent>* writer) override;
+  grpc::Status Abort(grpc::ServerContext* context,
+                     const v1::AgentAbortRequest* request,
+                     v1::AgentAbortResponse* response) override;
+
+ private:
+  std::string NodeName() const;
+  // Tells every local worker to abort `comm_id` (bounded).
+  void AbortWorkers(const std::string& comm_id);
+
+  mutable absl::Mutex mu_;
+  AgentIdentity identity_ ABSL_GUARDED_BY(mu_);
+  WorkerSupervisor* const supervisor_;
+};
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,211 @@
+#include "daemon/agent/worker_supervisor.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "daemon/common/process.h"
+#include "daemon/core/log.h"
+#include "fabricpulse/v1/worker.grpc.pb.h"
+
+namespace fabricpulse::agent {
+
+WorkerSupervisor::WorkerSupervisor(SupervisorOptions options)
+    : options_(std::move(options)), slots_(options_.gpus.size()) {}
+
+WorkerSupervisor::~WorkerSupervisor() { Stop(); }
+
+std::string WorkerSupervisor::SocketPath(int index) const {
+  return absl::StrCat(options_.socket_dir, "/worker-", index, ".sock");
+}
+
+void WorkerSupervisor::Start() {
+  for (int i = 0; i < size(); ++i) {
+    monitors_.emplace_back([this, i] { Monitor(i); });
+  }
+}
+
+bool WorkerSupervisor::WaitReady(
+    int index, const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = v1::WorkerService::NewStub(channel);
+  const absl::Time deadline = absl::Now() + options_.ready_timeout;
+  while (absl::Now() < deadline) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return false;
+    }
+    grpc::ClientContext ctx;
+    // wait_for_ready: the call waits (bounded) for the socket to appear.
+    ctx.set_wait_for_ready(true);
+    ctx.set_deadline(absl::ToChronoTime(
+        std::min(deadline, absl::Now() + absl::Milliseconds(500))));
+    v1::PingRequest req;
+    v1::PingResponse resp;
+    if (stub->Ping(&ctx, req, &resp).ok()) return true;
+  }
+  return false;
+}
+
+void WorkerSupervisor::Monitor(int index) {
+  absl::Duration backoff = absl::Milliseconds(50);
+  while (true) {
+    std::string incarnation;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      Slot& slot = slots_[index];
+      slot.spawns++;
+      incarnation =
+          absl::StrCat(options_.boot_id, "-", index, "-", slot.spawns);
+    }
+    common::SpawnOptions spawn;
+    spawn.argv = {
+        options_.worker_binary, "--socket", SocketPath(index), "--backend",
+        options_.backend,       "--host",   options_.host,     "--local-index",
+        absl::StrCat(index)};
+    if (options_.gpus[index] >= 0) {
+      spawn.argv.push_back("--gpu");
+      spawn.argv.push_back(absl::StrCat(options_.gpus[index]));
+    }
+    auto pid = common::Spawn(spawn);
+    if (!pid.ok()) {
+      FP_LOG_ERROR(absl::StrCat("worker ", index,
+                                ": cannot start: ", pid.status().message()));
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(5));
+      continue;
+    }
+    // The socket appears a few milliseconds after spawning: retry the
+    // connection quickly instead of gRPC's default one-second backoff.
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 10);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 10);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
+    auto channel =
+        grpc::CreateCustomChannel(absl::StrCat("unix:", SocketPath(index)),
+                                  grpc::InsecureChannelCredentials(), args);
+    {
+      absl::MutexLock lock(&mu_);
+      slots_[index].pid = *pid;
+      slots_[index].incarnation = incarnation;
+      slots_[index].channel = channel;
+    }
+    const bool ready = WaitReady(index, channel);
+    // Only the slot keeps the channel: Stop() drops it so the worker's
+    // server does not wait on an open connection while shutting down.
+    channel.reset();
+    if (ready) {
+      absl::MutexLock lock(&mu_);
+      slots_[index].ready = true;
+      backoff = absl::Milliseconds(50);
+      FP_LOG_DEBUG(absl::StrCat("worker ", index, " ready, pid ", *pid));
+    }
+    if (ready && options_.on_change) options_.on_change(index);
+    if (!ready) {
+      FP_LOG_WARNING(absl::StrCat("worker ", index, " (pid ", *pid,
+                                  ") not ready in time; killing it"));
+      kill(*pid, SIGKILL);
+    }
+    int wstatus = 0;
+    // Blocks until the worker exits; Stop() signals it to end this wait.
+    waitpid(*pid, &wstatus, 0);
+    absl::MutexLock lock(&mu_);
+    Slot& slot = slots_[index];
+    slot.ready = false;
+    slot.pid = -1;
+    slot.channel.reset();
+    if (stopping_) return;
+    slot.restarts++;
+    common::ExitInfo info;
+    if (WIFEXITED(wstatus)) info.exit_code = WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) info.signal = WTERMSIG(wstatus);
+    FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
+                                "; restarting (restart ", slot.restarts, ")"));
+    if (options_.on_restart) options_.on_restart(index);
+    if (options_.on_change) options_.on_change(index);
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(5));
+  }
+}
+
+void WorkerSupervisor::Stop() {
+  std::vector<pid_t> pids;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_ && monitors_.empty()) return;
+    stopping_ = true;
+    for (Slot& slot : slots_) {
+      if (slot.pid > 0) pids.push_back(slot.pid);
+      // An open connection makes the worker's server wait out its whole
+      // shutdown deadline.
+      slot.channel.reset();
+      slot.ready = false;
+    }
+  }
+  for (pid_t pid : pids) {
+    kill(pid, SIGCONT);
+    kill(pid, SIGTERM);
+  }
+  // The monitor threads reap; escalate for workers that ignore SIGTERM.
+  const absl::Time deadline = absl::Now() + absl::Seconds(3);
+  {
+    absl::MutexLock lock(&mu_);
+    auto all_gone = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const Slot& slot : slots_) {
+        if (slot.pid > 0) return false;
+      }
+      return true;
+    };
+    while (!all_gone() && absl::Now() < deadline) {
+      mu_.AwaitWithDeadline(absl::Condition(&all_gone), deadline);
+    }
+    for (const Slot& slot : slots_) {
+      if (slot.pid > 0) kill(slot.pid, SIGKILL);
+    }
+  }
+  for (std::thread& t : monitors_) t.join();
+  monitors_.clear();
+}
+
+std::vector<v1::WorkerInfo> WorkerSupervisor::Snapshot() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::WorkerInfo> out;
+  for (int i = 0; i < static_cast<int>(slots_.size()); ++i) {
+    v1::WorkerInfo info;
+    info.set_local_index(i);
+    info.set_incarnation(slots_[i].incarnation);
+    info.set_ready(slots_[i].ready);
+    info.set_pid(slots_[i].pid);
+    info.set_restarts(slots_[i].restarts);
+    info.set_gpu(options_.gpus[i]);
+    out.push_back(info);
+  }
+  return out;
+}
+
+std::shared_ptr<grpc::Channel> WorkerSupervisor::ReadyChannel(
+    int local_index, std::string* incarnation) const {
+  absl::MutexLock lock(&mu_);
+  if (local_index < 0 || local_index >= static_cast<int>(slots_.size())) {
+    return nullptr;
+  }
+  const Slot& slot = slots_[local_index];
+  if (!slot.ready) return nullptr;
+  *incarnation = slot.incarnation;
+  return slot.channel;
+}
+
+bool WorkerSupervisor::WaitAllReady(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto all_ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (const Slot& slot : slots_) {
+      if (!slot.ready) return false;
+    }
+    return true;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&all_ready), timeout);
+}
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,79 @@
+// Spawns one fabricpulse-worker per rank, watches it, restarts it when it
+// dies, and hands out channels to it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "fabricpulse/v1/types.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::agent {
+
+struct SupervisorOptions {
+  std::string worker_binary;
+  std::string socket_dir;
+  std::string backend;  // resolved: "gloo" or "nccl"
+  std::string host;     // Gloo bind address for the workers
+  // One entry per worker: its GPU index, or -1 for CPU ranks.
+  std::vector<int> gpus;
+  // A new incarnation id prefix per agent start.
+  std::string boot_id;
+  // Called (from a monitor thread) each time a worker dies unexpectedly.
+  std::function<void(int local_index)> on_restart;
+  // Called (from a monitor thread, without locks held) when a worker
+  // becomes ready or dies.
+  std::function<void(int local_index)> on_change;
+  // How long a worker may take to serve Ping after spawning.
+  absl::Duration ready_timeout = absl::Seconds(30);
+};
+
+// Thread-safe.
+class WorkerSupervisor {
+ public:
+  explicit WorkerSupervisor(SupervisorOptions options);
+  ~WorkerSupervisor();  // Stop()
+
+  void Start();
+  // Terminates every worker (SIGCONT+SIGTERM, SIGKILL after a grace) and
+  // joins the monitor threads. Idempotent.
+  void Stop();
+
+  int size() const { return static_cast<int>(options_.gpus.size()); }
+  std::vector<v1::WorkerInfo> Snapshot() const;
+  // Channel to a ready worker and its incarnation; nullptr when the worker
+  // is not ready (starting or restarting).
+  std::shared_ptr<grpc::Channel> ReadyChannel(int local_index,
+                                              std::string* incarnation) const;
+  // Waits until every worker is ready; false on timeout.
+  bool WaitAllReady(absl::Duration timeout) const;
+
+ private:
+  struct Slot {
+    pid_t pid = -1;
+    std::string incarnation;
+    bool ready = false;
+    int restarts = 0;
+    int spawns = 0;
+    std::shared_ptr<grpc::Channel> channel;
+  };
+
+  void Monitor(int index);
+  bool WaitReady(int index, const std::shared_ptr<grpc::Channel>& channel);
+  std::string SocketPath(int index) const;
+
+  const SupervisorOptions options_;
+  mutable absl::Mutex mu_;
+  std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> monitors_;
+};
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,96 @@
+// A Communicator over a connected Gloo context (CPU, TCP).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "daemon/backend/collective_backend.h"
+#include "daemon/core/sweep_spec.h"
+#include "gloo/context.h"
+
+namespace fabricpulse::backend {
+
+// Host buffers larger than this are refused by Reserve.
+inline constexpr uint64_t kGlooMaxReserveBytes = 16ull << 30;
+
+// Runs steps as Gloo collectives on host memory. Made by
+// GlooBackend::CreateCommunicator. Not thread-safe, except that Abort() and
+// broken() may be called from any thread at any time.
+class GlooCommunicator : public Communicator {
+ public:
+  // `context` must be fully connected (connectFullMesh returned).
+  explicit GlooCommunicator(std::shared_ptr<::gloo::Context> context);
+  ~GlooCommunicator() override;
+
+  GlooCommunicator(const GlooCommunicator&) = delete;
+  GlooCommunicator& operator=(const GlooCommunicator&) = delete;
+
+  int rank() const override;
+  int nranks() const override;
+
+  // Allocates (and touches) `max_bytes` of host memory for send and receive
+  // buffers, replacing any earlier allocation. RunStep grows the buffers
+  // itself if a step needs more. Errors: RESOURCE_EXHAUSTED above
+  // kGlooMaxReserveBytes or when the allocation fails.
+  absl::Status Reserve(uint64_t max_bytes) override;
+
+  // Lays the step out with core::LayoutFor, fills the send region with
+  // core::InputValue and poisons the receive region once, runs
+  // options.warmup_iters untimed ops, a barrier, then options.iters ops
+  // each timed with std::chrono::steady_clock (in-place steps overwrite
+  // their input between iterations, as in nccl-tests). With options.check
+  // it refills, runs once more and counts receive elements (where
+  // core::HasCheckedOutput) outside core::Tolerance of core::ExpectedValue.
+  // Every op and the barrier are bounded by options.op_timeout.
+  // Errors: INVALID_ARGUMENT unsupported dtype (bfloat16, fp8), graph mode,
+  // bad iteration counts, root, count or placement; DEADLINE_EXCEEDED an op
+  // passed op_timeout; UNAVAILABLE a peer was lost; ABORTED options.cancelled
+  // was set (checked between ops) or Abort() was called; RESOURCE_EXHAUSTED
+  // buffers could not grow; FAILED_PRECONDITION the communicator was already
+  // broken; INTERNAL Gloo reported a broken invariant. After any error the
+  // communicator is broken and its connections are closed, so that peers
+  // blocked on it fail fast (UNAVAILABLE) instead of waiting for their
+  // timeout.
+  absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
+                                      const RunOptions& options) override;
+
+  bool broken() const override;
+
+  // Marks the communicator broken and closes every connection of the Gloo
+  // context in a way that wakes an op blocked in RunStep on another thread:
+  // that RunStep returns ABORTED promptly, and peers see the connection
+  // reset (UNAVAILABLE). Limitation: a send whose bytes are already queued
+  // on a full socket is not woken and waits for op_timeout (see the .cc).
+  // Never blocks long; idempotent.
+  void Abort() override;
+
+ private:
+  absl::Status ValidateStep(const core::Step& step,
+                            const RunOptions& options) const;
+  absl::Status EnsureCapacity(uint64_t bytes, uint64_t scratch_bytes);
+  // Runs the step once the buffers are ready; errors not yet mapped.
+  absl::StatusOr<StepOutcome> RunValidatedStep(const core::Step& step,
+                                               const RunOptions& options);
+  // Marks broken, closes the transport and maps `status` to ABORTED when
+  // Abort() caused it.
+  absl::Status Fail(absl::Status status);
+  absl::Status CheckCancelled(const RunOptions& options) const;
+  void CloseTransport();
+
+  const std::shared_ptr<::gloo::Context> context_;
+  // Send/receive arena and reduce_scatter scratch; 8-byte aligned words.
+  std::vector<uint64_t> buffer_;
+  std::vector<uint64_t> scratch_;
+  uint32_t next_tag_ = 0;
+  std::atomic<bool> broken_{false};
+  std::atomic<bool> aborted_{false};
+  // Serializes CloseTransport between Abort() and the RunStep thread.
+  std::mutex close_mu_;
+};
+
+}  // namespace fabricpulse::backend

@@ -1,0 +1,67 @@
+#include "daemon/common/port_file.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace fabricpulse::common {
+namespace {
+
+bool TryRead(const std::string& path, BoundPorts* ports) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  BoundPorts read;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "grpc=")) read.grpc = line.substr(5);
+    if (absl::StartsWith(line, "metrics=")) read.metrics = line.substr(8);
+  }
+  if (read.grpc.empty() || read.metrics.empty()) return false;
+  *ports = read;
+  return true;
+}
+
+}  // namespace
+
+absl::Status WritePortFile(const std::string& path, const BoundPorts& ports) {
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << "grpc=" << ports.grpc << "\n"
+        << "metrics=" << ports.metrics << "\n";
+    out.flush();
+    if (!out) {
+      return absl::InternalError(
+          absl::StrCat("port-file: cannot write '", tmp, "'"));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::InternalError(
+        absl::StrCat("port-file: cannot rename '", tmp, "' to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BoundPorts> WaitForPortFile(const std::string& path,
+                                           absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::Duration backoff = absl::Milliseconds(1);
+  BoundPorts ports;
+  while (!TryRead(path, &ports)) {
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("no complete port file at '", path, "' after ",
+                       absl::FormatDuration(timeout)));
+    }
+    std::this_thread::sleep_for(absl::ToChronoMicroseconds(backoff));
+    backoff = std::min(backoff * 2, absl::Milliseconds(50));
+  }
+  return ports;
+}
+
+}  // namespace fabricpulse::common

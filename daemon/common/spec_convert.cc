@@ -1,0 +1,91 @@
+#include "daemon/common/spec_convert.h"
+
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace fabricpulse::common {
+
+core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
+  core::SweepSpec spec;
+  if (proto.ops_size() > 0) {
+    spec.ops.assign(proto.ops().begin(), proto.ops().end());
+  }
+  if (proto.min_bytes() != 0) spec.min_bytes = proto.min_bytes();
+  if (proto.max_bytes() != 0) spec.max_bytes = proto.max_bytes();
+  if (proto.factor() != 0) spec.factor = proto.factor();
+  spec.step_bytes = proto.step_bytes();
+  if (!proto.dtype().empty()) spec.dtype = proto.dtype();
+  if (!proto.redop().empty()) spec.redop = proto.redop();
+  spec.root = proto.root();
+  if (proto.has_warmup_iters()) spec.warmup_iters = proto.warmup_iters();
+  if (proto.has_iters()) spec.iters = proto.iters();
+  spec.check = proto.check();
+  if (!proto.placement().empty()) spec.placement = proto.placement();
+  spec.graph = proto.graph();
+  if (proto.timeout_seconds() != 0) {
+    spec.timeout = absl::Seconds(proto.timeout_seconds());
+  }
+  spec.fresh_comm = proto.fresh_comm();
+  return spec;
+}
+
+v1::SweepSpec SpecToProto(const core::SweepSpec& spec) {
+  v1::SweepSpec proto;
+  for (const std::string& op : spec.ops) proto.add_ops(op);
+  proto.set_min_bytes(spec.min_bytes);
+  proto.set_max_bytes(spec.max_bytes);
+  proto.set_factor(spec.factor);
+  proto.set_step_bytes(spec.step_bytes);
+  proto.set_dtype(spec.dtype);
+  proto.set_redop(spec.redop);
+  proto.set_root(spec.root);
+  proto.set_warmup_iters(spec.warmup_iters);
+  proto.set_iters(spec.iters);
+  proto.set_check(spec.check);
+  proto.set_placement(spec.placement);
+  proto.set_graph(spec.graph);
+  proto.set_timeout_seconds(absl::ToDoubleSeconds(spec.timeout));
+  proto.set_fresh_comm(spec.fresh_comm);
+  return proto;
+}
+
+v1::StepKey StepToProto(const core::Step& step) {
+  v1::StepKey key;
+  key.set_index(step.index);
+  key.set_op(std::string(core::OpName(step.op)));
+  key.set_bytes(step.bytes);
+  key.set_count(step.count);
+  key.set_dtype(std::string(core::DTypeName(step.dtype)));
+  key.set_redop(std::string(core::RedOpName(step.redop)));
+  key.set_root(step.root);
+  key.set_in_place(step.in_place);
+  return key;
+}
+
+v1::StepResult MergedToProto(const core::MergedStep& merged) {
+  v1::StepResult result;
+  *result.mutable_step() = StepToProto(merged.step);
+  result.set_time_seconds(merged.time_seconds);
+  result.set_algbw_bytes_per_second(merged.algbw);
+  result.set_busbw_bytes_per_second(merged.busbw);
+  result.set_wrong(merged.wrong);
+  result.set_slowest_rank(merged.slowest_rank);
+  result.set_min_rank_time_seconds(merged.min_rank_time_seconds);
+  result.set_max_rank_time_seconds(merged.max_rank_time_seconds);
+  result.set_p50_seconds(merged.p50_seconds);
+  result.set_p99_seconds(merged.p99_seconds);
+  return result;
+}
+
+core::RankStepTiming TimingFromProto(const v1::RankTiming& timing) {
+  core::RankStepTiming out;
+  out.rank = timing.rank();
+  out.mean_seconds = timing.mean_seconds();
+  out.p50_seconds = timing.p50_seconds();
+  out.p99_seconds = timing.p99_seconds();
+  out.wrong = timing.wrong();
+  return out;
+}
+
+}  // namespace fabricpulse::common

@@ -1,0 +1,76 @@
+// CoordinatorService: membership, rendezvous store, sweeps.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "daemon/coordinator/comm_naming.h"
+#include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/membership.h"
+#include "daemon/coordinator/rendezvous_store.h"
+#include "daemon/coordinator/sweep_runner.h"
+#include "fabricpulse/v1/coordinator.grpc.pb.h"
+
+namespace fabricpulse::coordinator {
+
+struct CoordinatorOptions {
+  absl::Duration heartbeat_interval = absl::Seconds(1);
+  absl::Duration agent_lease = absl::Seconds(5);
+};
+
+// Thread-safe.
+class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
+ public:
+  CoordinatorServiceImpl(CoordinatorOptions options,
+                         CoordinatorMetrics* metrics);
+
+  // Address workers use to reach the rendezvous store.
+  void SetAdvertisedAddress(const std::string& address);
+  // Aborts every running sweep (shutdown). Idempotent.
+  void AbortAll();
+
+  grpc::Status Register(grpc::ServerContext* context,
+                        const v1::RegisterRequest* request,
+                        v1::RegisterResponse* response) override;
+  grpc::Status Heartbeat(grpc::ServerContext* context,
+                         const v1::HeartbeatRequest* request,
+                         v1::HeartbeatResponse* response) override;
+  grpc::Status ListAgents(grpc::ServerContext* context,
+                          const v1::ListAgentsRequest* request,
+                          v1::ListAgentsResponse* response) override;
+  grpc::Status KvSet(grpc::ServerContext* context,
+                     const v1::KvSetRequest* request,
+                     v1::KvSetResponse* response) override;
+  grpc::Status KvGet(grpc::ServerContext* context,
+                     const v1::KvGetRequest* request,
+                     v1::KvGetResponse* response) override;
+  grpc::Status RunSweep(grpc::ServerContext* context,
+                        const v1::SweepRequest* request,
+                        grpc::ServerWriter<v1::SweepEvent>* writer) override;
+  grpc::Status AbortSweep(grpc::ServerContext* context,
+                          const v1::AbortSweepRequest* request,
+                          v1::AbortSweepResponse* response) override;
+  grpc::Status Stats(grpc::ServerContext* context,
+                     const v1::CoordinatorStatsRequest* request,
+                     v1::CoordinatorStatsResponse* response) override;
+
+ private:
+  // Validates the request and builds the plan (fresh agent descriptions,
+  // ranks, comm id). Errors: see RunSweep in coordinator.proto.
+  absl::StatusOr<SweepPlan> Plan(const v1::SweepRequest& request);
+
+  const CoordinatorOptions options_;
+  CoordinatorMetrics* const metrics_;
+  Membership membership_;
+  RendezvousStore store_;
+  CommNaming naming_;
+  absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<SweepRunner>> running_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t sweeps_started_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string advertised_address_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace fabricpulse::coordinator

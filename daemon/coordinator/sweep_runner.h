@@ -1,0 +1,71 @@
+// Runs one sweep across its agents: rank assignment, fan-out, merging of
+// per-rank timings into per-step results, abort on the first failure.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "daemon/core/sweep_spec.h"
+#include "fabricpulse/v1/agent.grpc.pb.h"
+#include "fabricpulse/v1/coordinator.pb.h"
+
+namespace fabricpulse::coordinator {
+
+struct SweepPlan {
+  std::string sweep_id;
+  std::string comm_id;
+  v1::SweepSpec spec;                 // as sent to the workers
+  std::vector<core::Step> steps;      // expanded for nranks
+  std::vector<v1::AgentInfo> agents;  // sorted by node name, fresh workers
+  int nranks = 0;
+  std::string backend;
+  // Where workers reach the rendezvous store.
+  std::string coordinator_address;
+  absl::Duration op_timeout;
+  int iterations_per_step = 1;  // warmup + timed (+1 when checking)
+};
+
+// Receives each event; returns false when the receiver is gone.
+using SweepSink = std::function<bool(const v1::SweepEvent&)>;
+
+// One use: Run() once; Abort() from any thread.
+class SweepRunner {
+ public:
+  explicit SweepRunner(SweepPlan plan);
+
+  // Streams started, comm_ready, each result in step order. Returns the
+  // sweep's outcome (the caller sends `finished`). Errors: the first
+  // rank's error (DEADLINE_EXCEEDED, UNAVAILABLE, ...), ABORTED when
+  // aborted, CANCELLED when the sink went away; every member is then told
+  // to abort the communicator.
+  absl::Status Run(const SweepSink& sink,
+                   const std::function<bool()>& client_cancelled);
+  void Abort();
+
+  // Assigns ranks: agents in order, each agent's workers in local order.
+  static std::vector<std::vector<v1::RankAssignment>> AssignRanks(
+      const std::vector<v1::AgentInfo>& agents);
+
+ private:
+  struct AgentEvent {
+    int agent = 0;
+    bool done = false;
+    grpc::Status status;
+    v1::AgentSweepEvent event;
+  };
+  void ReadAgent(int index, v1::AgentSweepRequest request);
+  void AbortAgents();
+
+  const SweepPlan plan_;
+  std::atomic<bool> abort_requested_{false};
+  absl::Mutex mu_;
+  std::vector<AgentEvent> queue_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts_;
+};
+
+}  // namespace fabricpulse::coordinator

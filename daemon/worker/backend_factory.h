@@ -1,0 +1,24 @@
+// Builds the backend a worker was started with.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "daemon/backend/collective_backend.h"
+
+namespace fabricpulse::worker {
+
+struct BackendChoice {
+  std::string name;  // "gloo" or "nccl"
+  // Address the Gloo TCP device binds to and advertises.
+  std::string host = "127.0.0.1";
+  int gpu = -1;  // device index for NCCL
+};
+
+// Errors: INVALID_ARGUMENT unknown backend; FAILED_PRECONDITION the backend
+// is not built in or has no device here.
+absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
+    const BackendChoice& choice);
+
+}  // namespace fabricpulse::worker

@@ -1,0 +1,54 @@
+#include "daemon/worker/sweep_executor.h"
+
+#include "absl/strings/str_cat.h"
+#include "daemon/core/byte_size.h"
+#include "daemon/core/stats.h"
+
+namespace fabricpulse::worker {
+
+absl::Status ExecuteSteps(backend::Communicator& comm,
+                          const std::vector<core::Step>& steps,
+                          const core::SweepSpec& spec,
+                          const std::atomic<bool>& cancelled,
+                          const StepSink& sink) {
+  absl::Status reserved =
+      comm.Reserve(core::MaxBufferBytes(steps, comm.nranks()));
+  if (!reserved.ok()) return reserved;
+  backend::RunOptions options;
+  options.warmup_iters = spec.warmup_iters;
+  options.iters = spec.iters;
+  options.check = spec.check;
+  options.graph = spec.graph;
+  options.op_timeout = spec.timeout;
+  options.cancelled = &cancelled;
+  for (const core::Step& step : steps) {
+    if (cancelled.load()) {
+      comm.Abort();
+      return absl::AbortedError("sweep aborted");
+    }
+    auto outcome = comm.RunStep(step, options);
+    if (!outcome.ok()) {
+      return absl::Status(outcome.status().code(),
+                          absl::StrCat("rank ", comm.rank(), " step ",
+                                       step.index, " (", core::OpName(step.op),
+                                       " ", core::FormatByteSize(step.bytes),
+                                       step.in_place ? " in-place" : "",
+                                       "): ", outcome.status().message()));
+    }
+    core::IterationStats stats = core::ComputeStats(outcome->iteration_seconds);
+    v1::StepRankResult result;
+    result.set_step_index(step.index);
+    v1::RankTiming* timing = result.mutable_timing();
+    timing->set_rank(comm.rank());
+    timing->set_mean_seconds(stats.mean);
+    timing->set_min_seconds(stats.min);
+    timing->set_max_seconds(stats.max);
+    timing->set_p50_seconds(stats.p50);
+    timing->set_p99_seconds(stats.p99);
+    timing->set_wrong(outcome->wrong);
+    if (!sink(result)) return absl::CancelledError("receiver went away");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fabricpulse::worker

@@ -1,0 +1,28 @@
+// Runs the expanded steps of one sweep on one rank's communicator.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "daemon/backend/collective_backend.h"
+#include "daemon/core/sweep_spec.h"
+#include "fabricpulse/v1/worker.pb.h"
+
+namespace fabricpulse::worker {
+
+// Called once per finished step; returns false when the receiver is gone
+// (the sweep then stops with CANCELLED).
+using StepSink = std::function<bool(const v1::StepRankResult&)>;
+
+// Reserves buffers for the largest step, then runs every step in order.
+// Errors: those of Communicator::Reserve/RunStep, with the step named;
+// ABORTED when `cancelled` is set; CANCELLED when the sink refuses.
+absl::Status ExecuteSteps(backend::Communicator& comm,
+                          const std::vector<core::Step>& steps,
+                          const core::SweepSpec& spec,
+                          const std::atomic<bool>& cancelled,
+                          const StepSink& sink);
+
+}  // namespace fabricpulse::worker

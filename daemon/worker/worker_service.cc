@@ -1,0 +1,164 @@
+#include "daemon/worker/worker_service.h"
+
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "daemon/common/grpc_status.h"
+#include "daemon/common/spec_convert.h"
+#include "daemon/core/backend_support.h"
+#include "daemon/core/log.h"
+#include "daemon/worker/grpc_kv_store.h"
+#include "daemon/worker/sweep_executor.h"
+
+namespace fabricpulse::worker {
+
+WorkerServiceImpl::WorkerServiceImpl(
+    std::unique_ptr<backend::CollectiveBackend> be)
+    : backend_(std::move(be)) {}
+
+grpc::Status WorkerServiceImpl::RunSweep(
+    grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
+    grpc::ServerWriter<v1::WorkerSweepEvent>* writer) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (running_) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "a sweep is already running on this worker");
+    }
+    running_ = true;
+    running_comm_id_ = request->comm_id();
+    cancelled_ = false;
+  }
+  absl::Status status = RunSweepLocked(context, *request, writer);
+  {
+    absl::MutexLock lock(&mu_);
+    running_ = false;
+    running_comm_id_.clear();
+    running_comm_.reset();
+  }
+  if (!status.ok()) {
+    FP_LOG_WARNING(absl::StrCat("sweep ", request->sweep_id(),
+                                " failed: ", status.ToString()));
+  }
+  return common::ToGrpcStatus(status);
+}
+
+absl::StatusOr<std::shared_ptr<backend::Communicator>>
+WorkerServiceImpl::AcquireComm(const v1::WorkerSweepRequest& request,
+                               absl::Duration init_timeout, bool* reused,
+                               double* init_seconds) {
+  *reused = false;
+  *init_seconds = 0;
+  if (!request.spec().fresh_comm()) {
+    if (auto comm = cache_.Find(request.comm_id())) {
+      *reused = true;
+      return comm;
+    }
+  }
+  cache_.Erase(request.comm_id());
+  backend::CommunicatorOptions options;
+  options.rank = request.rank();
+  options.nranks = request.nranks();
+  // A fresh prefix per creation: ranks of a retried or forced-fresh
+  // communicator never read keys of an earlier one.
+  options.key_prefix = absl::StrCat(request.comm_id(), "/", request.sweep_id());
+  options.init_timeout = init_timeout;
+  GrpcKeyValueStore store(grpc::CreateChannel(
+      request.coordinator(), grpc::InsecureChannelCredentials()));
+  const absl::Time start = absl::Now();
+  auto created = backend_->CreateCommunicator(options, &store);
+  if (!created.ok()) return created.status();
+  *init_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  std::shared_ptr<backend::Communicator> comm = std::move(*created);
+  cache_.Put(request.comm_id(), comm);
+  return comm;
+}
+
+absl::Status WorkerServiceImpl::RunSweepLocked(
+    grpc::ServerContext* context, const v1::WorkerSweepRequest& request,
+    grpc::ServerWriter<v1::WorkerSweepEvent>* writer) {
+  if (request.nranks() < 1 || request.rank() < 0 ||
+      request.rank() >= request.nranks()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank: ", request.rank(),
+                     " is out of range; allowed: 0 "
+                     "to nranks-1 (nranks = ",
+                     request.nranks(), ")"));
+  }
+  const core::SweepSpec spec = common::SpecFromProto(request.spec());
+  auto resolved = core::Validate(spec, request.nranks());
+  if (!resolved.ok()) return resolved.status();
+  absl::Status supported =
+      core::CheckBackendSupport(backend_->name(), *resolved, spec);
+  if (!supported.ok()) return supported;
+  auto steps = core::Expand(spec, request.nranks());
+  if (!steps.ok()) return steps.status();
+
+  bool reused = false;
+  double init_seconds = 0;
+  auto comm = AcquireComm(request, spec.timeout, &reused, &init_seconds);
+  if (!comm.ok()) {
+    return absl::Status(
+        comm.status().code(),
+        absl::StrCat("rank ", request.rank(),
+                     " communicator init: ", comm.status().message()));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    running_comm_ = *comm;
+  }
+  if (cancelled_.load()) (*comm)->Abort();
+  v1::WorkerSweepEvent ready;
+  ready.mutable_comm_ready()->set_reused(reused);
+  ready.mutable_comm_ready()->set_init_seconds(init_seconds);
+  ready.mutable_comm_ready()->set_rank(request.rank());
+  if (!writer->Write(ready)) return absl::CancelledError("agent went away");
+
+  absl::Status status = ExecuteSteps(**comm, *steps, spec, cancelled_,
+                                     [&](const v1::StepRankResult& result) {
+                                       if (context->IsCancelled()) return false;
+                                       v1::WorkerSweepEvent event;
+                                       *event.mutable_step() = result;
+                                       return writer->Write(event);
+                                     });
+  if (!status.ok()) {
+    // A failed or aborted communicator is retired; the coordinator will
+    // name a new one for the next sweep.
+    (*comm)->Abort();
+    cache_.Erase(request.comm_id());
+  }
+  return status;
+}
+
+grpc::Status WorkerServiceImpl::Abort(grpc::ServerContext* context,
+                                      const v1::WorkerAbortRequest* request,
+                                      v1::WorkerAbortResponse* response) {
+  std::shared_ptr<backend::Communicator> running;
+  {
+    absl::MutexLock lock(&mu_);
+    if (running_ && (request->comm_id().empty() ||
+                     request->comm_id() == running_comm_id_)) {
+      cancelled_ = true;
+      running = running_comm_;
+    }
+  }
+  if (running) running->Abort();
+  if (request->comm_id().empty()) {
+    cache_.Clear();
+  } else {
+    cache_.Erase(request->comm_id());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::Ping(grpc::ServerContext* context,
+                                     const v1::PingRequest* request,
+                                     v1::PingResponse* response) {
+  response->set_backend(backend_->name());
+  response->set_backend_version(backend_->version());
+  response->set_pid(getpid());
+  return grpc::Status::OK;
+}
+
+}  // namespace fabricpulse::worker

@@ -1,0 +1,49 @@
+// WorkerService: one rank. Owns the backend and the cached communicators.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "daemon/backend/collective_backend.h"
+#include "daemon/worker/communicator_cache.h"
+#include "fabricpulse/v1/worker.grpc.pb.h"
+
+namespace fabricpulse::worker {
+
+// Thread-safe; one sweep at a time (a second gets RESOURCE_EXHAUSTED).
+class WorkerServiceImpl final : public v1::WorkerService::Service {
+ public:
+  explicit WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be);
+
+  grpc::Status RunSweep(
+      grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
+      grpc::ServerWriter<v1::WorkerSweepEvent>* writer) override;
+  grpc::Status Abort(grpc::ServerContext* context,
+                     const v1::WorkerAbortRequest* request,
+                     v1::WorkerAbortResponse* response) override;
+  grpc::Status Ping(grpc::ServerContext* context,
+                    const v1::PingRequest* request,
+                    v1::PingResponse* response) override;
+
+ private:
+  // Finds or creates the communicator; sets *reused and *init_seconds.
+  absl::StatusOr<std::shared_ptr<backend::Communicator>> AcquireComm(
+      const v1::WorkerSweepRequest& request, absl::Duration init_timeout,
+      bool* reused, double* init_seconds);
+  absl::Status RunSweepLocked(grpc::ServerContext* context,
+                              const v1::WorkerSweepRequest& request,
+                              grpc::ServerWriter<v1::WorkerSweepEvent>* writer);
+
+  std::unique_ptr<backend::CollectiveBackend> backend_;
+  CommunicatorCache cache_{4};
+  std::atomic<bool> cancelled_{false};
+
+  absl::Mutex mu_;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  std::string running_comm_id_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<backend::Communicator> running_comm_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace fabricpulse::worker

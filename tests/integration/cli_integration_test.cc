@@ -1,0 +1,158 @@
+// The fabricpulse CLI against real daemons: output formats, errors, exit
+// codes, and `fabricpulse local`.
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tests/integration/test_support.h"
+
+namespace fabricpulse::testing {
+namespace {
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cluster_ = StartCluster(/*agents=*/2, /*ranks=*/2).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  std::vector<std::string> With(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--coordinator", cluster_->coordinator()});
+    return args;
+  }
+  static client::LocalCluster* cluster_;
+};
+client::LocalCluster* CliTest::cluster_ = nullptr;
+
+int CountLines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+TEST_F(CliTest, SweepPrintsTheTableAndSucceeds) {
+  CliResult r = RunCli(With({"sweep", "--ops", "all_reduce,all_gather",
+                             "--max-bytes", "64K", "--iters", "3"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "out-of-place")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "busbw"));
+  EXPECT_TRUE(absl::StrContains(r.out, "# all_gather"));
+  EXPECT_TRUE(absl::StrContains(r.out, "# Out of bounds values : 0 OK"));
+  EXPECT_TRUE(absl::StrContains(r.out, "succeeded"));
+  EXPECT_TRUE(r.err.empty()) << r.err;  // not a terminal: no progress line
+}
+
+TEST_F(CliTest, JsonOutputHasTheDocumentedFields) {
+  CliResult r = RunCli(With(
+      {"sweep", "--ops", "alltoall", "--max-bytes", "4K", "--output", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* key :
+       {"\"sweep_id\"", "\"status\": \"succeeded\"", "\"nranks\": 4",
+        "\"results\"", "\"op\": \"alltoall\"", "\"bytes\"", "\"count\"",
+        "\"dtype\"", "\"redop\"", "\"root\"", "\"in_place\"", "\"time_us\"",
+        "\"algbw_gbps\"", "\"busbw_gbps\"", "\"wrong\": 0", "\"slowest_rank\"",
+        "\"min_rank_time_us\"", "\"max_rank_time_us\""}) {
+    EXPECT_TRUE(absl::StrContains(r.out, key)) << key << "\n" << r.out;
+  }
+}
+
+TEST_F(CliTest, CsvOutputHasOneLinePerResult) {
+  CliResult r =
+      RunCli(With({"sweep", "--ops", "broadcast", "--min-bytes", "1K",
+                   "--max-bytes", "8K", "--out-of-place", "--output", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Header + 1K, 2K, 4K, 8K.
+  EXPECT_EQ(CountLines(r.out), 5) << r.out;
+  EXPECT_TRUE(absl::StartsWith(r.out, "op,bytes,count,dtype,redop,root"));
+}
+
+TEST_F(CliTest, BitsPerSecondAndRawUnits) {
+  CliResult gbps =
+      RunCli(With({"sweep", "--max-bytes", "1K", "--bw-unit", "Gbps"}));
+  ASSERT_EQ(gbps.exit_code, 0) << gbps.err;
+  EXPECT_TRUE(absl::StrContains(gbps.out, "(Gbps)"));
+  CliResult raw = RunCli(With({"sweep", "--max-bytes", "1K", "--raw"}));
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_FALSE(absl::StrContains(raw.out, "GB/s"));
+  EXPECT_FALSE(absl::StrContains(raw.out, "(us)"));
+}
+
+TEST_F(CliTest, BadSpecExitsTwoWithOneLineNamingTheField) {
+  CliResult r = RunCli(With({"sweep", "--iters", "0"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "iters")) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  r = RunCli(With({"sweep", "--min-bytes", "1M", "--max-bytes", "1K"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "min_bytes")) << r.err;
+
+  r = RunCli(With({"sweep", "--max-bytes", "12Q"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--max-bytes")) << r.err;
+
+  r = RunCli(With({"sweep", "--ops", "all_reduce,bogus"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "ops: unknown op 'bogus'")) << r.err;
+
+  r = RunCli(With({"sweep", "--factor", "1.5"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "factor")) << r.err;
+}
+
+TEST_F(CliTest, AgentsListsBothNodes) {
+  CliResult r = RunCli(With({"agents"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "local-0"));
+  EXPECT_TRUE(absl::StrContains(r.out, "local-1"));
+  EXPECT_TRUE(absl::StrContains(r.out, "alive"));
+}
+
+TEST_F(CliTest, SweepOnSelectedNodes) {
+  CliResult r = RunCli(With({"sweep", "--nodes", "local-1", "--max-bytes", "1K",
+                             "--output", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "\"nranks\": 2")) << r.out;
+}
+
+TEST_F(CliTest, AbortWithNothingRunningFails) {
+  CliResult r = RunCli(With({"abort"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.err, "no sweep is running")) << r.err;
+}
+
+TEST(CliStandaloneTest, UnreachableCoordinatorExitsThree) {
+  // Port 1 on loopback: nothing listens there.
+  CliResult r = RunCli({"--coordinator", "127.0.0.1:1", "agents"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "cannot reach the coordinator"));
+}
+
+TEST(CliStandaloneTest, MissingCoordinatorIsBadInput) {
+  CliResult r = RunCli({"agents"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--coordinator")) << r.err;
+}
+
+TEST(CliStandaloneTest, LocalRunsTheWholeSystem) {
+  CliResult r =
+      RunCli({"local", "--agents", "2", "--ranks", "2", "sweep", "--ops",
+              "all_reduce,sendrecv", "--max-bytes", "64K", "--output", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "\"nranks\": 4"));
+  EXPECT_TRUE(absl::StrContains(r.out, "\"op\": \"sendrecv\""));
+  EXPECT_TRUE(absl::StrContains(r.out, "\"status\": \"succeeded\""));
+}
+
+TEST(CliStandaloneTest, LocalRefusesBadCounts) {
+  CliResult r = RunCli({"local", "--agents", "0", "agents"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--agents")) << r.err;
+}
+
+}  // namespace
+}  // namespace fabricpulse::testing

@@ -1,0 +1,149 @@
+#include "tests/integration/test_support.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "absl/time/clock.h"
+#include "daemon/common/process.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+
+namespace fabricpulse::testing {
+
+std::string BinDir() { return FABRICPULSE_BIN_DIR; }
+
+CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
+  int out_pipe[2], err_pipe[2];
+  CliResult result;
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    return result;
+  }
+  std::vector<std::string> argv = {BinDir() + "/fabricpulse"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> ptrs;
+  for (auto& a : argv) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    execv(ptrs[0], ptrs.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  const absl::Time deadline = absl::Now() + absl::Seconds(timeout_seconds);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[4096];
+  while (open_fds > 0 && absl::Now() < deadline) {
+    if (poll(fds, 2, 200) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        open_fds--;
+      } else {
+        (i == 0 ? result.out : result.err).append(buf, n);
+      }
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  auto info = common::WaitForExit(pid, deadline - absl::Now());
+  if (!info) {
+    kill(pid, SIGKILL);
+    info = common::WaitForExit(pid, absl::Seconds(5));
+    ADD_FAILURE() << "fabricpulse timed out: " << result.err;
+  }
+  result.exit_code =
+      info ? (info->signal ? 128 + info->signal : info->exit_code) : -1;
+  return result;
+}
+
+std::unique_ptr<v1::CoordinatorService::Stub> Connect(
+    const std::string& address) {
+  return v1::CoordinatorService::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+}
+
+SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,
+                      const v1::SweepSpec& spec,
+                      const std::vector<std::string>& nodes) {
+  SweepOutcome outcome;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+  v1::SweepRequest req;
+  *req.mutable_spec() = spec;
+  for (const auto& n : nodes) req.add_nodes(n);
+  auto reader = stub.RunSweep(&ctx, req);
+  v1::SweepEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_started()) {
+      outcome.started = true;
+      outcome.start = event.started();
+    }
+    if (event.has_comm_ready()) outcome.comm = event.comm_ready();
+    if (event.has_result()) outcome.results.push_back(event.result());
+    if (event.has_finished()) outcome.finished = event.finished();
+  }
+  grpc::Status status = reader->Finish();
+  outcome.status =
+      absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                   status.error_message());
+  return outcome;
+}
+
+v1::SweepSpec QuickSpec(const std::vector<std::string>& ops,
+                        uint64_t max_bytes) {
+  v1::SweepSpec spec;
+  for (const auto& op : ops) spec.add_ops(op);
+  spec.set_min_bytes(8);
+  spec.set_max_bytes(max_bytes);
+  spec.set_factor(8);
+  spec.set_dtype("float");
+  spec.set_redop("sum");
+  spec.set_warmup_iters(1);
+  spec.set_iters(2);
+  spec.set_check(true);
+  spec.set_placement("both");
+  spec.set_timeout_seconds(20);
+  return spec;
+}
+
+std::unique_ptr<client::LocalCluster> StartCluster(int agents, int ranks) {
+  client::LocalClusterOptions options;
+  options.bin_dir = BinDir();
+  options.agents = agents;
+  options.ranks = ranks;
+  options.backend = "gloo";
+  auto cluster = client::LocalCluster::Start(options);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  return cluster.ok() ? std::move(*cluster) : nullptr;
+}
+
+uint64_t KvSets(v1::CoordinatorService::Stub& stub) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  v1::CoordinatorStatsRequest req;
+  v1::CoordinatorStatsResponse resp;
+  EXPECT_TRUE(stub.Stats(&ctx, req, &resp).ok());
+  return resp.kv_sets();
+}
+
+std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  v1::ListAgentsRequest req;
+  v1::ListAgentsResponse resp;
+  EXPECT_TRUE(stub.ListAgents(&ctx, req, &resp).ok());
+  return {resp.agents().begin(), resp.agents().end()};
+}
+
+}  // namespace fabricpulse::testing

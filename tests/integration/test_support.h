@@ -1,0 +1,49 @@
+// Helpers for integration tests: run the CLI binary, run sweeps over gRPC.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/local/local_cluster.h"
+#include "fabricpulse/v1/coordinator.grpc.pb.h"
+
+namespace fabricpulse::testing {
+
+// The folder with the built binaries (set by CMake).
+std::string BinDir();
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs build/bin/fabricpulse with `args`; bounded by `timeout_seconds`.
+CliResult RunCli(const std::vector<std::string>& args,
+                 int timeout_seconds = 120);
+
+struct SweepOutcome {
+  absl::Status status;
+  bool started = false;
+  v1::SweepStarted start;
+  v1::SweepCommReady comm;
+  std::vector<v1::StepResult> results;
+  v1::SweepFinished finished;
+};
+std::unique_ptr<v1::CoordinatorService::Stub> Connect(
+    const std::string& address);
+SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,
+                      const v1::SweepSpec& spec,
+                      const std::vector<std::string>& nodes = {});
+// A small, fast spec: the given ops, 8 B .. max_bytes by factor 8, both
+// placements, data check on, 1 warmup + 2 timed iterations.
+v1::SweepSpec QuickSpec(const std::vector<std::string>& ops,
+                        uint64_t max_bytes = 32 * 1024);
+// Starts a local cluster of `agents` x `ranks` Gloo ranks (fails the test
+// on error).
+std::unique_ptr<client::LocalCluster> StartCluster(int agents, int ranks);
+uint64_t KvSets(v1::CoordinatorService::Stub& stub);
+std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub);
+
+}  // namespace fabricpulse::testing

@@ -1,0 +1,486 @@
+#include "client/output/result_printer.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "client/output/csv_printer.h"
+#include "client/output/json_printer.h"
+#include "client/output/output_options.h"
+#include "client/output/progress_line.h"
+#include "client/output/result_fields.h"
+#include "client/output/units.h"
+#include "daemon/core/op_traits.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fabricpulse::client {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr uint64_t kMiB = 1 << 20;
+constexpr int kRanks = 4;
+
+v1::SweepSpec Spec(std::vector<std::string> ops, const std::string& placement,
+                   bool check = true) {
+  v1::SweepSpec spec;
+  for (const std::string& op : ops) spec.add_ops(op);
+  spec.set_min_bytes(kMiB);
+  spec.set_max_bytes(2 * kMiB);
+  spec.set_factor(2);
+  spec.set_dtype("float");
+  spec.set_redop("sum");
+  spec.set_iters(20);
+  spec.set_warmup_iters(5);
+  spec.set_check(check);
+  spec.set_placement(placement);
+  return spec;
+}
+
+v1::SweepStarted Started() {
+  v1::SweepStarted started;
+  started.set_sweep_id("s-1");
+  started.set_nranks(kRanks);
+  started.add_nodes("node-a");
+  started.add_nodes("node-b");
+  started.set_backend("nccl");
+  return started;
+}
+
+// A result the way the coordinator merges it: algbw = bytes / time, busbw =
+// algbw x the op's nccl-tests factor.
+v1::StepResult Result(const std::string& op, uint64_t bytes, bool in_place,
+                      double seconds, int slowest = 3) {
+  v1::StepResult result;
+  v1::StepKey* step = result.mutable_step();
+  const core::Op parsed = core::ParseOp(op).value();
+  step->set_op(op);
+  step->set_bytes(bytes);
+  step->set_count(bytes / 4);
+  step->set_dtype("float");
+  step->set_redop("sum");
+  step->set_root(core::IsRooted(parsed) ? 0 : -1);
+  step->set_in_place(in_place);
+  result.set_time_seconds(seconds);
+  result.set_algbw_bytes_per_second(bytes / seconds);
+  result.set_busbw_bytes_per_second(bytes / seconds *
+                                    core::BusBandwidthFactor(parsed, kRanks));
+  result.set_slowest_rank(slowest);
+  result.set_min_rank_time_seconds(seconds * 0.9);
+  result.set_max_rank_time_seconds(seconds);
+  result.set_p50_seconds(seconds);
+  result.set_p99_seconds(seconds * 1.1);
+  return result;
+}
+
+v1::SweepFinished Finished(const std::string& status = "succeeded",
+                           const std::string& error = "") {
+  v1::SweepFinished finished;
+  finished.set_sweep_id("s-1");
+  finished.set_status(status);
+  finished.set_error(error);
+  finished.set_duration_seconds(1.5);
+  return finished;
+}
+
+// Lines that are not comments: the table's data rows.
+std::vector<std::string> DataRows(const std::string& text) {
+  std::vector<std::string> rows;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!line.empty() && line[0] != '#') rows.emplace_back(line);
+  }
+  return rows;
+}
+
+std::vector<std::string> Cells(absl::string_view row) {
+  return absl::StrSplit(row, ' ', absl::SkipEmpty());
+}
+
+struct Printer {
+  explicit Printer(OutputOptions options) {
+    printer = ResultPrinter::Create(options, out);
+  }
+  std::ostringstream out;
+  std::unique_ptr<ResultPrinter> printer;
+};
+
+OutputOptions Format(OutputFormat format, BwUnit unit = BwUnit::kGBps,
+                     bool raw = false) {
+  OutputOptions options;
+  options.format = format;
+  options.unit = unit;
+  options.raw = raw;
+  return options;
+}
+
+TEST(OutputOptionsTest, ParsesFormatsAndUnits) {
+  EXPECT_EQ(ParseOutputFormat("table").value(), OutputFormat::kTable);
+  EXPECT_EQ(ParseOutputFormat("JSON").value(), OutputFormat::kJson);
+  EXPECT_EQ(ParseOutputFormat("csv").value(), OutputFormat::kCsv);
+  absl::StatusOr<OutputFormat> bad = ParseOutputFormat("xml");
+  ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "output: unknown format 'xml'; allowed: table, json, csv");
+
+  EXPECT_EQ(ParseBwUnit("GBps").value(), BwUnit::kGBps);
+  EXPECT_EQ(ParseBwUnit("Gbps").value(), BwUnit::kGbps);
+  absl::StatusOr<BwUnit> unit = ParseBwUnit("gbps");
+  ASSERT_EQ(unit.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(unit.status().message(),
+                               "bw-unit: unknown unit 'gbps'; allowed: GBps"));
+}
+
+TEST(UnitsTest, HandComputedBandwidths) {
+  // 1 MiB in 100 us: 1048576 / 1e-4 = 10.48576e9 bytes/s.
+  const double bps = kMiB / 100e-6;
+  EXPECT_NEAR(ToBwUnit(BwUnit::kGBps, bps), 10.48576, 1e-9);
+  EXPECT_NEAR(ToBwUnit(BwUnit::kGbps, bps), 83.88608, 1e-9);  // 8x
+  EXPECT_EQ(BwUnitLabel(BwUnit::kGBps), "GB/s");
+  EXPECT_EQ(BwUnitName(BwUnit::kGbps), "Gbps");
+  EXPECT_EQ(FormatNumber(ToMicros(100e-6)), "100");
+  EXPECT_EQ(FormatNumber(1e-5), "1e-05");
+  EXPECT_EQ(FormatTableMicros(12345.6), "12346");
+  EXPECT_EQ(FormatTableMicros(250.26), "250.3");
+  EXPECT_EQ(FormatTableMicros(5), "5.00");
+}
+
+TEST(TablePrinterTest, HeaderNamesSweepRanksNodesBackend) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  EXPECT_THAT(p.out.str(), HasSubstr("# fabricpulse sweep s-1: 4 ranks on 2 "
+                                     "nodes (node-a, node-b), backend nccl"));
+  v1::SweepCommReady ready;
+  ready.set_init_seconds(0.123);
+  p.printer->CommReady(ready);
+  EXPECT_THAT(p.out.str(), HasSubstr("# communicator: new, init 0.123 s\n"));
+  ready.set_reused(true);
+  p.printer->CommReady(ready);
+  EXPECT_THAT(p.out.str(), HasSubstr("# communicator: reused\n"));
+}
+
+TEST(TablePrinterTest, RowAppearsOnlyWhenBothPlacementsArrived) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  EXPECT_TRUE(DataRows(p.out.str()).empty());
+  p.printer->Add(Result("all_reduce", kMiB, true, 200e-6, 1));
+  // Printed before Finish: rows stream while the sweep runs.
+  const std::vector<std::string> rows = DataRows(p.out.str());
+  ASSERT_EQ(rows.size(), 1u);
+  // busbw = 10.48576 x 2(n-1)/n = 15.73 for 4 ranks; in-place takes 2x.
+  EXPECT_EQ(Cells(rows[0]),
+            (std::vector<std::string>{"1048576", "262144", "float", "sum", "-1",
+                                      "100.0", "10.49", "15.73", "0", "200.0",
+                                      "5.24", "7.86", "0", "3"}));
+  EXPECT_THAT(p.out.str(), HasSubstr("(GB/s)"));
+  EXPECT_THAT(p.out.str(), HasSubstr("(us)"));
+}
+
+TEST(TablePrinterTest, AllToAllHasNoInPlaceColumns) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"alltoall"}, "both"), Started());
+  p.printer->Add(Result("alltoall", kMiB, false, 100e-6));
+  const std::vector<std::string> rows = DataRows(p.out.str());
+  ASSERT_EQ(rows.size(), 1u);
+  const std::vector<std::string> cells = Cells(rows[0]);
+  ASSERT_EQ(cells.size(), 14u);
+  EXPECT_EQ(cells[3], "none");  // redop
+  EXPECT_EQ(cells[4], "-1");    // root
+  for (int i = 9; i < 13; ++i) EXPECT_EQ(cells[i], "N/A") << i;
+}
+
+TEST(TablePrinterTest, PlacementDecidesWhichColumnsAreExpected) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"broadcast", "sendrecv"}, "in_place"), Started());
+  p.printer->Add(Result("broadcast", kMiB, true, 100e-6));
+  // sendrecv has no in-place variant: it runs out of place regardless.
+  p.printer->Add(Result("sendrecv", kMiB, false, 100e-6));
+  const std::vector<std::string> rows = DataRows(p.out.str());
+  ASSERT_EQ(rows.size(), 2u);
+  std::vector<std::string> bcast = Cells(rows[0]);
+  EXPECT_EQ(bcast[3], "none");
+  EXPECT_EQ(bcast[4], "0");
+  EXPECT_EQ(bcast[5], "N/A");
+  EXPECT_EQ(bcast[9], "100.0");
+  std::vector<std::string> sendrecv = Cells(rows[1]);
+  EXPECT_EQ(sendrecv[5], "100.0");
+  EXPECT_EQ(sendrecv[9], "N/A");
+  EXPECT_THAT(p.out.str(), HasSubstr("#\n# broadcast\n"));
+  EXPECT_THAT(p.out.str(), HasSubstr("#\n# sendrecv\n"));
+}
+
+TEST(TablePrinterTest, GbpsIsEightTimesGBps) {
+  Printer p(Format(OutputFormat::kTable, BwUnit::kGbps));
+  p.printer->Begin(Spec({"all_reduce"}, "out_of_place"), Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  const std::vector<std::string> rows = DataRows(p.out.str());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(Cells(rows[0])[6], "83.89");
+  EXPECT_THAT(p.out.str(), HasSubstr("(Gbps)"));
+  EXPECT_THAT(p.out.str(), Not(HasSubstr("GB/s")));
+}
+
+TEST(TablePrinterTest, RawHasNoUnitsAndPlainNumbers) {
+  Printer p(Format(OutputFormat::kTable, BwUnit::kGBps, /*raw=*/true));
+  p.printer->Begin(Spec({"all_reduce"}, "out_of_place"), Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  p.printer->Finish(Finished());
+  const std::string text = p.out.str();
+  EXPECT_THAT(text, Not(HasSubstr("GB/s")));
+  EXPECT_THAT(text, Not(HasSubstr("(us)")));
+  const std::vector<std::string> rows = DataRows(text);
+  ASSERT_EQ(rows.size(), 1u);
+  const std::vector<std::string> cells = Cells(rows[0]);
+  EXPECT_EQ(cells[5], "0.000100000");
+  EXPECT_EQ(cells[6], "10485760000");
+  EXPECT_EQ(cells[7], "15728640000");
+}
+
+TEST(TablePrinterTest, FooterAndStatus) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
+  p.printer->Finish(Finished());
+  const std::string text = p.out.str();
+  EXPECT_THAT(text, HasSubstr("# Out of bounds values : 0 OK\n"));
+  EXPECT_THAT(text, HasSubstr("# Avg bus bandwidth    : 15.7286 GB/s\n"));
+  EXPECT_TRUE(absl::EndsWith(text, "#\n# sweep s-1 succeeded\n")) << text;
+}
+
+TEST(TablePrinterTest, FailedSweepPrintsPartialRowAndError) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  v1::StepResult bad = Result("all_reduce", kMiB, false, 100e-6);
+  bad.set_wrong(7);
+  p.printer->Add(bad);
+  EXPECT_TRUE(DataRows(p.out.str()).empty());
+  p.printer->Finish(Finished("failed", "rank 2 lost\nagent node-b gone"));
+  const std::string text = p.out.str();
+  const std::vector<std::string> rows = DataRows(text);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(Cells(rows[0])[8], "7");
+  EXPECT_EQ(Cells(rows[0])[9], "-");  // expected but never came
+  EXPECT_THAT(text, HasSubstr("# Out of bounds values : 7 FAILED\n"));
+  EXPECT_THAT(text, HasSubstr("# sweep s-1 failed: rank 2 lost\n# agent"));
+}
+
+TEST(TablePrinterTest, WrongIsNotApplicableWithoutCheck) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "out_of_place", false), Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  EXPECT_EQ(Cells(DataRows(p.out.str())[0])[8], "N/A");
+}
+
+// A small JSON syntax check: value := object | array | string | number |
+// true | false | null.
+class JsonChecker {
+ public:
+  explicit JsonChecker(absl::string_view text) : s_(text) {}
+  bool Valid() {
+    bool ok = Value();
+    Space();
+    return ok && i_ == s_.size();
+  }
+
+ private:
+  void Space() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_])))
+      ++i_;
+  }
+  bool Eat(char c) {
+    Space();
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  bool Word(absl::string_view w) {
+    if (s_.substr(i_, w.size()) != w) return false;
+    i_ += w.size();
+    return true;
+  }
+  bool String() {
+    if (!Eat('"')) return false;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      if (static_cast<unsigned char>(s_[i_]) < 0x20) return false;
+      i_ += s_[i_] == '\\' ? 2 : 1;
+    }
+    return i_++ < s_.size();
+  }
+  bool Number() {
+    const size_t start = i_;
+    while (i_ < s_.size() &&
+           absl::string_view("+-.eE0123456789").find(s_[i_]) !=
+               absl::string_view::npos)
+      ++i_;
+    const std::string n(s_.substr(start, i_ - start));
+    char* end = nullptr;
+    std::strtod(n.c_str(), &end);
+    return !n.empty() && end == n.c_str() + n.size();
+  }
+  bool Value() {
+    Space();
+    if (i_ >= s_.size()) return false;
+    const char c = s_[i_];
+    if (c == '{' || c == '[') {
+      ++i_;
+      const char close = c == '{' ? '}' : ']';
+      if (Eat(close)) return true;
+      do {
+        if (c == '{' && !(String() && Eat(':'))) return false;
+        if (!Value()) return false;
+      } while (Eat(','));
+      return Eat(close);
+    }
+    if (c == '"') return String();
+    return Word("true") || Word("false") || Word("null") || Number();
+  }
+  absl::string_view s_;
+  size_t i_ = 0;
+};
+
+TEST(JsonPrinterTest, OneValidDocumentAtFinishWithEveryKey) {
+  Printer p(Format(OutputFormat::kJson, BwUnit::kGbps));
+  p.printer->Begin(Spec({"all_reduce", "alltoall"}, "both"), Started());
+  v1::SweepCommReady ready;
+  ready.set_init_seconds(0.5);
+  p.printer->CommReady(ready);
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  v1::StepResult odd = Result("alltoall", kMiB, false, 100e-6);
+  odd.set_p99_seconds(std::numeric_limits<double>::quiet_NaN());
+  p.printer->Add(odd);
+  EXPECT_EQ(p.out.str(), "");  // nothing before Finish
+  p.printer->Finish(Finished());
+  const std::string text = p.out.str();
+  EXPECT_TRUE(JsonChecker(text).Valid()) << text;
+  EXPECT_TRUE(absl::StartsWith(text, "{\n  \"sweep_id\": \"s-1\",\n"));
+  for (absl::string_view key :
+       {"sweep_id", "status", "nranks", "backend", "nodes", "bw_unit",
+        "comm_reused", "comm_init_s", "duration_s", "results"}) {
+    EXPECT_THAT(text, HasSubstr(absl::StrCat("\n  \"", key, "\": "))) << key;
+  }
+  EXPECT_THAT(text, Not(HasSubstr("\"error\"")));
+  for (absl::string_view key : ResultFieldNames()) {
+    EXPECT_THAT(text, HasSubstr(absl::StrCat("\n      \"", key, "\": ")))
+        << key;
+  }
+  EXPECT_THAT(text, HasSubstr("\"bw_unit\": \"Gbps\""));
+  EXPECT_THAT(text, HasSubstr("\"algbw_gbps\": 83.88608,"));
+  EXPECT_THAT(text, HasSubstr("\"time_us\": 100,"));
+  EXPECT_THAT(text, HasSubstr("\"redop\": \"none\""));  // alltoall
+  EXPECT_THAT(text, HasSubstr("\"p99_us\": null"));
+  EXPECT_THAT(text, HasSubstr("\"comm_reused\": false,"));
+  EXPECT_THAT(text, HasSubstr("\"comm_init_s\": 0.5,"));
+  EXPECT_THAT(text, HasSubstr("    \"node-a\",\n    \"node-b\"\n"));
+  EXPECT_THAT(text, Not(HasSubstr("nan")));
+}
+
+TEST(JsonPrinterTest, ErrorIsEscapedAndMissingCommIsNull) {
+  Printer p(Format(OutputFormat::kJson));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  p.printer->Finish(Finished("failed", "bad \"x\"\n\ttab\\"));
+  const std::string text = p.out.str();
+  EXPECT_TRUE(JsonChecker(text).Valid()) << text;
+  EXPECT_THAT(text, HasSubstr("\"error\": \"bad \\\"x\\\"\\n\\ttab\\\\\",\n"));
+  EXPECT_THAT(text, HasSubstr("\"comm_reused\": null,"));
+  EXPECT_THAT(text, HasSubstr("\"results\": []\n}\n"));
+  EXPECT_EQ(JsonString(std::string("a\x01", 2)), "\"a\\u0001\"");
+}
+
+TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
+  Printer p(Format(OutputFormat::kCsv));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  const std::string header =
+      "op,bytes,count,dtype,redop,root,in_place,time_us,algbw_gbps,"
+      "busbw_gbps,wrong,slowest_rank,min_rank_time_us,max_rank_time_us,"
+      "p50_us,p99_us\n";
+  EXPECT_EQ(p.out.str(), header);
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  EXPECT_EQ(p.out.str(), header +
+                             "all_reduce,1048576,262144,float,sum,-1,false,100,"
+                             "10.48576,15.72864,0,3,90,100,100,110\n");
+  p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
+  p.printer->Finish(Finished("failed", "x"));
+  const std::vector<std::string> lines =
+      absl::StrSplit(p.out.str(), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(absl::StrSplit(lines[2], ',')).size(),
+            ResultFieldNames().size());
+}
+
+TEST(CsvPrinterTest, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(CsvField("all_reduce"), "all_reduce");
+  EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+}
+
+TEST(ResultFieldsTest, KeysMatchNamesInOrder) {
+  const std::vector<ResultField> fields =
+      ResultFields(Result("all_reduce", kMiB, false, 1e-3), BwUnit::kGBps);
+  ASSERT_EQ(fields.size(), ResultFieldNames().size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    EXPECT_EQ(fields[i].key, ResultFieldNames()[i]);
+  }
+}
+
+TEST(ProgressLineTest, SilentWhenNotATerminal) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ProgressLine line(fds[1]);
+  EXPECT_FALSE(line.enabled());
+  line.Update(1, 2, "all_reduce 1M");
+  line.Clear();
+  close(fds[1]);
+  char buf[16];
+  EXPECT_EQ(read(fds[0], buf, sizeof(buf)), 0);  // EOF: nothing written
+  close(fds[0]);
+}
+
+TEST(ProgressLineTest, RedrawsInPlaceOnATerminal) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  const int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(slave, 0);
+  struct winsize size {};
+  size.ws_col = 80;
+  ASSERT_EQ(ioctl(slave, TIOCSWINSZ, &size), 0);
+  {
+    ProgressLine line(slave);
+    ASSERT_TRUE(line.enabled());
+    line.Update(12, 48, "all_reduce 1M");
+    line.Update(13, 48, "x");
+    line.Clear();
+  }
+  const std::string want = std::string("\r[12/48] all_reduce 1M") +
+                           "\r[13/48] x" + std::string(12, ' ') + "\r" +
+                           std::string(9, ' ') + "\r";
+  std::string got;
+  pollfd pfd{master, POLLIN, 0};
+  while (got.size() < want.size() && poll(&pfd, 1, 2000) == 1) {
+    char buf[256];
+    const ssize_t n = read(master, buf, sizeof(buf));
+    if (n <= 0) break;
+    got.append(buf, n);
+  }
+  EXPECT_EQ(got, want);
+  close(slave);
+  close(master);
+}
+
+}  // namespace
+}  // namespace fabricpulse::client
