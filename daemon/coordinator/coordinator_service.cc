@@ -25,13 +25,13 @@ std::string NewSweepId() {
 
 // Fresh descriptions (worker readiness and incarnations) of every agent,
 // asked in parallel. Errors: UNAVAILABLE naming the unreachable node.
-absl::Status Refresh(std::vector<v1::AgentInfo>& agents) {
+absl::Status Refresh(std::vector<v1::AgentInfo>& agents,
+                     common::ChannelPool& channels) {
   std::vector<grpc::Status> statuses(agents.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < agents.size(); ++i) {
     threads.emplace_back([&, i] {
-      auto stub = v1::AgentService::NewStub(grpc::CreateChannel(
-          agents[i].address(), grpc::InsecureChannelCredentials()));
+      auto stub = v1::AgentService::NewStub(channels.Get(agents[i].address()));
       grpc::ClientContext ctx;
       ctx.set_deadline(absl::ToChronoTime(absl::Now() + kDescribeTimeout));
       v1::DescribeRequest req;
@@ -139,7 +139,7 @@ absl::StatusOr<SweepPlan> CoordinatorServiceImpl::Plan(
                                  request.nodes().end());
   auto agents = membership_.Select(nodes);
   if (!agents.ok()) return agents.status();
-  absl::Status fresh = Refresh(*agents);
+  absl::Status fresh = Refresh(*agents, channels_);
   if (!fresh.ok()) return fresh;
   SweepPlan plan;
   plan.backend = agents->front().backend();
@@ -185,7 +185,7 @@ grpc::Status CoordinatorServiceImpl::RunSweep(
 
   const std::string sweep_id = plan->sweep_id;
   const std::vector<v1::AgentInfo> agents = plan->agents;
-  auto runner = std::make_shared<SweepRunner>(std::move(*plan));
+  auto runner = std::make_shared<SweepRunner>(std::move(*plan), &channels_);
   {
     absl::MutexLock lock(&mu_);
     running_[sweep_id] = runner;

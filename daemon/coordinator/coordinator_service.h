@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "daemon/common/channel_pool.h"
 #include "daemon/coordinator/comm_naming.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/membership.h"
@@ -63,6 +64,7 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
 
   const CoordinatorOptions options_;
   CoordinatorMetrics* const metrics_;
+  common::ChannelPool channels_;
   Membership membership_;
   RendezvousStore store_;
   CommNaming naming_;

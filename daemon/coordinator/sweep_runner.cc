@@ -23,7 +23,8 @@ constexpr absl::Duration kDrainTimeout = absl::Seconds(10);
 
 }  // namespace
 
-SweepRunner::SweepRunner(SweepPlan plan) : plan_(std::move(plan)) {}
+SweepRunner::SweepRunner(SweepPlan plan, common::ChannelPool* channels)
+    : plan_(std::move(plan)), channels_(channels) {}
 
 std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
     const std::vector<v1::AgentInfo>& agents) {
@@ -44,8 +45,7 @@ std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
 
 void SweepRunner::ReadAgent(int index, v1::AgentSweepRequest request) {
   const v1::AgentInfo& agent = plan_.agents[index];
-  auto stub = v1::AgentService::NewStub(
-      grpc::CreateChannel(agent.address(), grpc::InsecureChannelCredentials()));
+  auto stub = v1::AgentService::NewStub(channels_->Get(agent.address()));
   auto reader = stub->RunSweep(contexts_[index].get(), request);
   AgentEvent item;
   item.agent = index;
@@ -68,8 +68,7 @@ void SweepRunner::AbortAgents() {
   std::vector<std::thread> threads;
   for (const v1::AgentInfo& agent : plan_.agents) {
     threads.emplace_back([this, agent] {
-      auto stub = v1::AgentService::NewStub(grpc::CreateChannel(
-          agent.address(), grpc::InsecureChannelCredentials()));
+      auto stub = v1::AgentService::NewStub(channels_->Get(agent.address()));
       grpc::ClientContext ctx;
       ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
       v1::AgentAbortRequest req;

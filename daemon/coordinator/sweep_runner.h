@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "daemon/common/channel_pool.h"
 #include "daemon/core/sweep_spec.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 #include "fabricpulse/v1/coordinator.pb.h"
@@ -36,7 +37,8 @@ using SweepSink = std::function<bool(const v1::SweepEvent&)>;
 // One use: Run() once; Abort() from any thread.
 class SweepRunner {
  public:
-  explicit SweepRunner(SweepPlan plan);
+  // `channels` outlives the runner.
+  SweepRunner(SweepPlan plan, common::ChannelPool* channels);
 
   // Streams started, comm_ready, each result in step order. Returns the
   // sweep's outcome (the caller sends `finished`). Errors: the first
@@ -62,6 +64,7 @@ class SweepRunner {
   void AbortAgents();
 
   const SweepPlan plan_;
+  common::ChannelPool* const channels_;
   std::atomic<bool> abort_requested_{false};
   absl::Mutex mu_;
   std::vector<AgentEvent> queue_ ABSL_GUARDED_BY(mu_);

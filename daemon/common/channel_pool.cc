@@ -1,0 +1,20 @@
+#include "daemon/common/channel_pool.h"
+
+namespace fabricpulse::common {
+
+std::shared_ptr<grpc::Channel> ChannelPool::Get(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  auto& channel = channels_[address];
+  if (channel == nullptr) {
+    grpc::ChannelArguments args;
+    // Peers restart (agents, coordinators): reconnect quickly.
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+    channel = grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), args);
+  }
+  return channel;
+}
+
+}  // namespace fabricpulse::common
