@@ -11,6 +11,9 @@
 #include "client/commands/sweep_command.h"
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
+#ifdef FABRICPULSE_HAVE_NCCL
+#include "daemon/backend/nccl/device_query.h"
+#endif
 
 namespace fabricpulse::client {
 namespace {
@@ -93,6 +96,14 @@ int RunSelected(const CommandSet& set, const std::string& coordinator) {
   return kExitBadInput;
 }
 
+#ifdef FABRICPULSE_HAVE_NCCL
+constexpr bool kHaveNccl = true;
+int VisibleGpus() { return backend::VisibleGpuCount(); }
+#else
+constexpr bool kHaveNccl = false;
+int VisibleGpus() { return 0; }
+#endif
+
 struct LocalFlags {
   std::string backend = "auto";
   int agents = 1;
@@ -104,10 +115,15 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   options.bin_dir = common::ExecutableDir();
   options.agents = flags.agents;
   options.ranks = flags.ranks;
-  // This build has no NCCL backend: auto means gloo.
-  options.backend = flags.backend == "auto" ? "gloo" : flags.backend;
-  if (options.backend == "nccl") {
-    PrintError("--backend: nccl is not built into this binary; use gloo");
+  // auto: NCCL on the visible GPUs when this build has it, else Gloo.
+  const int gpus = VisibleGpus();
+  options.backend = flags.backend;
+  if (options.backend == "auto") options.backend = gpus > 0 ? "nccl" : "gloo";
+  if (options.backend == "nccl" && flags.agents * flags.ranks > gpus) {
+    PrintError(absl::StrCat(
+        "--backend nccl: ", flags.agents, " agents x ", flags.ranks,
+        " ranks need ", flags.agents * flags.ranks, " GPUs; ", gpus, " visible",
+        kHaveNccl ? "" : " (built without NCCL)"));
     return kExitBadInput;
   }
   auto cluster = LocalCluster::Start(options);
@@ -148,7 +164,9 @@ int main(int argc, char** argv) {
   local->add_option("--agents", local_flags.agents, "Agents (nodes) to run")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  local->add_option("--ranks", local_flags.ranks, "Ranks per agent")
+  local
+      ->add_option("--ranks", local_flags.ranks,
+                   "Ranks per agent (GPUs per agent with nccl)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   CommandSet in_local;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/agent/agent_config.h"
 #include "daemon/agent/agent_service.h"
+#include "daemon/agent/backend_selection.h"
 #include "daemon/agent/registration.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "daemon/common/address.h"
@@ -36,16 +37,10 @@ std::string RandomId() {
 }
 
 int Run(const AgentConfig& config) {
-  // CPU ranks unless NCCL is asked for; `auto` picks NCCL only in builds
-  // and on machines that have it (none in this build).
-  const std::string backend =
-      config.backend == "auto" ? "gloo" : config.backend;
-  if (backend == "nccl") {
-    return Fail(
-        "--backend: nccl is not built into this binary; use --backend gloo "
-        "or auto");
-  }
-  std::vector<int> gpus(config.ranks > 0 ? config.ranks : 1, -1);
+  auto selection = SelectBackend(config);
+  if (!selection.ok()) return Fail(std::string(selection.status().message()));
+  const std::string backend = selection->backend;
+  const std::vector<int>& gpus = selection->gpus;
 
   char dir_template[] = "/tmp/fabricpulse-agent-XXXXXX";
   if (mkdtemp(dir_template) == nullptr) {
@@ -82,7 +77,7 @@ int Run(const AgentConfig& config) {
   AgentIdentity identity;
   identity.node_name = config.node_name;
   identity.backend = backend;
-  identity.backend_version = "gloo";
+  identity.backend_version = selection->version;
   AgentServiceImpl service(identity, &supervisor);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),

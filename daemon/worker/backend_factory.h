@@ -14,6 +14,8 @@ struct BackendChoice {
   // Address the Gloo TCP device binds to and advertises.
   std::string host = "127.0.0.1";
   int gpu = -1;  // device index for NCCL
+  // Bound on a sweep's GPU buffers, as a fraction of free device memory.
+  double mem_fraction = 0.3;
 };
 
 // Errors: INVALID_ARGUMENT unknown backend; FAILED_PRECONDITION the backend

@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
                  "Address the Gloo transport binds to");
   app.add_option("--gpu", config.backend.gpu, "GPU index (nccl)");
   app.add_option("--local-index", config.local_index, "Index on the agent");
+  app.add_option("--mem-fraction", config.backend.mem_fraction,
+                 "Bound on GPU buffers as a fraction of free memory")
+      ->envname("FABRICPULSE_MEM_FRACTION")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   core::SetLogTag(absl::StrCat("worker ", config.local_index));
 

@@ -17,55 +17,21 @@ shift || true
 extra=("$@")
 agents="${AGENTS:-1}" ranks="${RANKS:-2}" backend="${BACKEND:-gloo}"
 
-dir=$(mktemp -d /tmp/fabricpulse-bench-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-
-wait_file() {
-  for _ in $(seq 1 400); do
-    [ -s "$1" ] && grep -q '^metrics=' "$1" && return 0
-    read -r -t 0.05 <> <(:) || true
-  done
-  echo "timed out waiting for $1" >&2; return 1
-}
-
-"$bin/fabricpulse-coordinator" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
-  --state-dir "$dir/state" --port-file "$dir/coord.ports" 2>"$dir/coord.log" &
-pids+=($!)
-wait_file "$dir/coord.ports"
-coord=$(sed -n 's/^grpc=//p' "$dir/coord.ports")
-for i in $(seq 0 $((agents - 1))); do
-  if [ "$backend" = nccl ]; then
-    gpus=$(seq -s, $((i * ranks)) $((i * ranks + ranks - 1)))
-    rank_flags=(--gpus "$gpus")
-  else
-    rank_flags=(--ranks "$ranks")
-  fi
-  "$bin/fabricpulse-agent" --coordinator "$coord" --listen 127.0.0.1:0 \
-    --metrics-listen 127.0.0.1:0 --node-name "bench-$i" --backend "$backend" \
-    "${rank_flags[@]}" --port-file "$dir/agent-$i.ports" 2>"$dir/agent-$i.log" &
-  pids+=($!)
-  wait_file "$dir/agent-$i.ports"
-done
-# Wait until every worker is ready: a sweep succeeds.
-for _ in $(seq 1 200); do
-  "$bin/fabricpulse" --coordinator "$coord" sweep --ops all_reduce \
-    --min-bytes 8 --max-bytes 8 --output csv "${extra[@]}" >/dev/null 2>&1 && break
-done
+BIN="$bin"
+source tests/perf/cluster_lib.sh
+trap cluster_down EXIT
+cluster_up "$agents" "$ranks" "$backend"
+coord="$COORD"
 
 base=("$bin/fabricpulse" --coordinator "$coord" sweep --ops all_reduce
       --min-bytes 8 --max-bytes 8 "${extra[@]}")
 sweep=("${base[@]}" --output csv)
+"${sweep[@]}" >/dev/null  # builds the communicator the warm runs reuse
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f", m}'; }
 
-measure() {  # prints one turnaround in ms per run
-  for _ in $(seq 1 "$runs"); do
+measure() {  # prints one turnaround in ms per run (RUNS_OVERRIDE: count)
+  for _ in $(seq 1 "${RUNS_OVERRIDE:-$runs}"); do
     local t0=$EPOCHREALTIME
     "$@" >/dev/null
     local t1=$EPOCHREALTIME
@@ -74,9 +40,9 @@ measure() {  # prints one turnaround in ms per run
 }
 
 warm=$(measure "${sweep[@]}" | median)
-fresh=$(measure "${sweep[@]}" --fresh-comm | median)
+fresh=$(RUNS_OVERRIDE="${FRESH_RUNS:-$runs}" measure "${sweep[@]}" --fresh-comm | median)
 init=$("${base[@]}" --fresh-comm --output json | sed -n 's/.*"comm_init_s": \([0-9.e-]*\).*/\1/p')
-echo "# one-size (8 B) all_reduce sweep, default iters/warmup/check, $agents agent(s) x $ranks $backend rank(s), median of $runs"
+echo "# one-size (8 B) all_reduce sweep ${extra[*]:-(default iters/warmup/check)}, $agents agent(s) x $ranks $backend rank(s), median of $runs warm, ${FRESH_RUNS:-$runs} fresh"
 echo "warm communicator : ${warm} ms"
 echo "fresh communicator: ${fresh} ms"
 awk -v w="$warm" -v f="$fresh" 'BEGIN {printf "ratio fresh/warm  : %.2f\n", f / w}'

@@ -1,0 +1,104 @@
+// A live NCCL communicator on one GPU, with its stream, events and buffers.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "daemon/backend/collective_backend.h"
+
+namespace fabricpulse::backend {
+
+// RunStep/Reserve from one thread at a time; Abort() from any thread.
+class NcclCommunicator : public Communicator {
+ public:
+  // Takes ownership of `comm`, a blocking communicator (its calls are
+  // bounded by the watchdog). Errors: those of creating the stream.
+  static absl::StatusOr<std::unique_ptr<Communicator>> Create(
+      ncclComm_t comm, int gpu, int rank, int nranks, double mem_fraction);
+  ~NcclCommunicator() override;
+
+  int rank() const override { return rank_; }
+  int nranks() const override { return nranks_; }
+  // Errors: RESOURCE_EXHAUSTED when max_bytes exceeds mem_fraction x the
+  // device's free memory (nothing is allocated then).
+  absl::Status Reserve(uint64_t max_bytes) override;
+  absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
+                                      const RunOptions& options) override;
+  bool broken() const override { return broken_.load(); }
+  void Abort() override;
+
+ private:
+  NcclCommunicator(ncclComm_t comm, int gpu, int rank, int nranks,
+                   double mem_fraction);
+  // Aborts the communicator once (never destroys: destroy may wait on
+  // peers that are gone).
+  void AbortComms();
+  // Watches blocking NCCL calls: one that passes its deadline, or runs when
+  // Abort() is asked for, gets its communicator aborted from this thread
+  // (the calling thread is stuck inside NCCL and cannot do it).
+  void WatchdogLoop();
+  // Runs `call` (a blocking NCCL call) under the watchdog.
+  ncclResult_t Guarded(absl::Time deadline,
+                       const std::function<ncclResult_t()>& call);
+
+  struct Buffers {
+    void* send = nullptr;
+    void* recv = nullptr;
+    uint64_t send_count = 0;
+    uint64_t recv_count = 0;
+  };
+  Buffers Place(const core::Step& step) const;
+  // Enqueues one collective of `step` on the stream, waiting (bounded by
+  // `deadline`, abort and cancellation) while a non-blocking communicator
+  // reports the enqueue in progress. Failures abort the communicator.
+  absl::Status Enqueue(const core::Step& step, const Buffers& b,
+                       absl::Time deadline, const RunOptions& options);
+  // Polls `event` (cudaEventQuery + ncclCommGetAsyncError) until it
+  // completes, the deadline passes or the sweep is cancelled/aborted. On any
+  // failure the communicator is aborted and marked broken.
+  absl::Status Wait(cudaEvent_t event, absl::Time deadline,
+                    const RunOptions& options);
+  absl::Status TimeIterations(const core::Step& step, const Buffers& b,
+                              const RunOptions& options,
+                              std::vector<double>* seconds);
+  absl::Status TimeGraph(const core::Step& step, const Buffers& b,
+                         const RunOptions& options,
+                         std::vector<double>* seconds);
+  absl::StatusOr<int64_t> CheckData(const core::Step& step, const Buffers& b,
+                                    const RunOptions& options);
+  absl::Status Fail(absl::Status status);
+  void FreeBuffers();
+
+  const bool per_iteration_events_;
+  ncclComm_t comm_;  // blocking
+  const int gpu_;
+  const int rank_;
+  const int nranks_;
+  const double mem_fraction_;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+  unsigned long long* wrong_counter_ = nullptr;
+  void* buffer_ = nullptr;
+  uint64_t buffer_bytes_ = 0;
+  std::atomic<bool> broken_{false};
+  std::atomic<bool> abort_requested_{false};
+  absl::Mutex abort_mu_;  // serializes ncclCommAbort
+  bool aborted_ ABSL_GUARDED_BY(abort_mu_) = false;
+  // Watchdog state. The watchdog holds watch_mu_ while it aborts, so a
+  // thread leaving a guarded call never touches a communicator mid-abort.
+  absl::Mutex watch_mu_;
+  bool in_call_ ABSL_GUARDED_BY(watch_mu_) = false;
+  absl::Time call_deadline_ ABSL_GUARDED_BY(watch_mu_);
+  bool stop_watchdog_ ABSL_GUARDED_BY(watch_mu_) = false;
+  std::atomic<bool> watchdog_fired_{false};
+  std::thread watchdog_;
+};
+
+}  // namespace fabricpulse::backend

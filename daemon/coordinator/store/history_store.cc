@@ -1,0 +1,329 @@
+#include "daemon/coordinator/store/history_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/coordinator/store/schema.h"
+#include "daemon/core/status_macros.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+// The status of sweep `id`. Errors: NOT_FOUND for an unknown id.
+absl::StatusOr<std::string> SweepStatus(sqlite3* db, absl::string_view id) {
+  FP_ASSIGN_OR_RETURN(
+      Statement stmt,
+      Statement::Prepare(db, "SELECT status FROM sweeps WHERE id = ?"));
+  stmt.BindText(1, id);
+  FP_ASSIGN_OR_RETURN(bool found, stmt.Step());
+  if (!found) {
+    return absl::NotFoundError(
+        absl::StrCat("history store: no sweep '", id, "'"));
+  }
+  return stmt.ColumnText(0);
+}
+
+absl::StatusOr<std::vector<std::string>> ReadNodes(sqlite3* db,
+                                                   absl::string_view id) {
+  FP_ASSIGN_OR_RETURN(
+      Statement stmt,
+      Statement::Prepare(db,
+                         "SELECT node FROM sweep_nodes WHERE sweep_id = ? "
+                         "ORDER BY position"));
+  stmt.BindText(1, id);
+  std::vector<std::string> nodes;
+  while (true) {
+    FP_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    nodes.push_back(stmt.ColumnText(0));
+  }
+  return nodes;
+}
+
+bool IsFinalStatus(absl::string_view status) {
+  return status == kSweepSucceeded || status == kSweepFailed ||
+         status == kSweepAborted || status == kSweepInterrupted;
+}
+
+// WAL, durability and the schema, on a fresh connection.
+absl::Status Configure(sqlite3* db, const std::string& path) {
+  sqlite3_busy_timeout(
+      db, static_cast<int>(absl::ToInt64Milliseconds(kHistoryBusyTimeout)));
+  FP_ASSIGN_OR_RETURN(Statement wal,
+                      Statement::Prepare(db, "PRAGMA journal_mode = WAL"));
+  FP_ASSIGN_OR_RETURN(bool row, wal.Step());
+  const std::string mode = row ? wal.ColumnText(0) : "";
+  wal.Reset();  // a statement in progress would block the migration's COMMIT
+  if (mode != "wal" && !(mode == "memory" && path == ":memory:")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("history store: cannot use WAL journaling (mode is '",
+                     mode, "'); put the state dir on a local file system"));
+  }
+  FP_RETURN_IF_ERROR(Exec(db,
+                          "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
+                          "setting durability"));
+  return ApplyMigrations(db);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HistoryStore>> HistoryStore::Open(
+    const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  // From here on `store` owns the connection and closes it on every path.
+  std::unique_ptr<HistoryStore> store(new HistoryStore(db));
+  if (rc != SQLITE_OK) {
+    return SqliteStatus(db, rc, absl::StrCat("opening '", path, "'"));
+  }
+  absl::Status status = Configure(db, path);
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat(status.message(), " (file '", path, "')"));
+  }
+  return store;
+}
+
+HistoryStore::~HistoryStore() {
+  absl::MutexLock lock(&mu_);
+  sqlite3_close_v2(db_);
+}
+
+absl::Status HistoryStore::BeginSweep(const SweepRecord& sweep) {
+  if (sweep.id.empty()) {
+    return absl::InvalidArgumentError("history store: sweep id is empty");
+  }
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));
+  FP_ASSIGN_OR_RETURN(
+      Statement insert,
+      Statement::Prepare(
+          db_, absl::StrCat("INSERT INTO sweeps (", kSweepColumns,
+                            ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                            "?, ?, ?, ?)")
+                   .c_str()));
+  SweepRecord row = sweep;
+  row.status = kSweepRunning;
+  row.finished = absl::InfinitePast();
+  BindSweepRow(insert, row);
+  if (absl::Status status = insert.Run(); !status.ok()) {
+    if (status.code() == absl::StatusCode::kAlreadyExists) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("history store: sweep '", sweep.id, "' already exists"));
+    }
+    return status;
+  }
+  for (size_t i = 0; i < sweep.nodes.size(); ++i) {
+    FP_ASSIGN_OR_RETURN(
+        Statement node,
+        Statement::Prepare(db_,
+                           "INSERT INTO sweep_nodes (sweep_id, position, "
+                           "node) VALUES (?, ?, ?)"));
+    node.BindText(1, sweep.id);
+    node.BindInt(2, static_cast<int64_t>(i));
+    node.BindText(3, sweep.nodes[i]);
+    FP_RETURN_IF_ERROR(node.Run());
+  }
+  return txn.Commit();
+}
+
+absl::Status HistoryStore::AddStep(const StepRecord& step) {
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));
+  FP_ASSIGN_OR_RETURN(std::string status, SweepStatus(db_, step.sweep_id));
+  if (status != kSweepRunning) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("history store: sweep '", step.sweep_id, "' is ", status,
+                     ", not running; steps can only be added while it runs"));
+  }
+  FP_ASSIGN_OR_RETURN(
+      Statement insert,
+      Statement::Prepare(db_,
+                         absl::StrCat("INSERT INTO steps (", kStepColumns,
+                                      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                             .c_str()));
+  BindStepRow(insert, step);
+  if (absl::Status inserted = insert.Run(); !inserted.ok()) {
+    if (inserted.code() == absl::StatusCode::kAlreadyExists) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("history store: sweep '", step.sweep_id,
+                       "' already has step ", step.index));
+    }
+    return inserted;
+  }
+  return txn.Commit();
+}
+
+absl::Status HistoryStore::FinishSweep(absl::string_view id,
+                                       absl::string_view status,
+                                       absl::string_view error,
+                                       absl::string_view diagnosis,
+                                       absl::Time finished) {
+  if (!IsFinalStatus(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "history store: cannot finish sweep '", id, "' as '", status,
+        "'; allowed: succeeded, failed, aborted, interrupted"));
+  }
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));
+  FP_ASSIGN_OR_RETURN(std::string current, SweepStatus(db_, id));
+  if (current != kSweepRunning) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("history store: sweep '", id, "' is already ", current));
+  }
+  FP_ASSIGN_OR_RETURN(
+      Statement update,
+      Statement::Prepare(db_,
+                         "UPDATE sweeps SET status = ?, error = ?, "
+                         "diagnosis = ?, finished_unix_nanos = ? WHERE "
+                         "id = ?"));
+  update.BindText(1, status);
+  update.BindText(2, error);
+  update.BindText(3, diagnosis);
+  BindTime(update, 4, finished);
+  update.BindText(5, id);
+  FP_RETURN_IF_ERROR(update.Run());
+  return txn.Commit();
+}
+
+absl::StatusOr<int> HistoryStore::MarkInterrupted(absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(
+      Statement update,
+      Statement::Prepare(
+          db_,
+          "UPDATE sweeps SET status = 'interrupted', finished_unix_nanos = ?, "
+          "error = CASE WHEN error = '' THEN 'the coordinator stopped while "
+          "the sweep was running' ELSE error END WHERE status = 'running'"));
+  BindTime(update, 1, now);
+  FP_RETURN_IF_ERROR(update.Run());
+  return sqlite3_changes(db_);
+}
+
+absl::StatusOr<SweepWithSteps> HistoryStore::GetSweep(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn,
+                      Transaction::Begin(db_, /*write=*/false));
+  FP_ASSIGN_OR_RETURN(
+      Statement select,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kSweepColumns,
+                                           " FROM sweeps WHERE id = ?")
+                                  .c_str()));
+  select.BindText(1, id);
+  FP_ASSIGN_OR_RETURN(bool found, select.Step());
+  if (!found) {
+    return absl::NotFoundError(
+        absl::StrCat("history store: no sweep '", id, "'"));
+  }
+  SweepWithSteps result;
+  result.sweep = ReadSweepRow(select);
+  select.Reset();
+  FP_ASSIGN_OR_RETURN(result.sweep.nodes, ReadNodes(db_, id));
+  FP_ASSIGN_OR_RETURN(
+      Statement steps,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kStepColumns,
+                                           " FROM steps WHERE sweep_id = ? "
+                                           "ORDER BY step_index")
+                                  .c_str()));
+  steps.BindText(1, id);
+  while (true) {
+    FP_ASSIGN_OR_RETURN(bool row, steps.Step());
+    if (!row) break;
+    result.steps.push_back(ReadStepRow(steps));
+  }
+  FP_RETURN_IF_ERROR(txn.Commit());
+  return result;
+}
+
+absl::StatusOr<std::vector<SweepRecord>> HistoryStore::ListSweeps(int last_n) {
+  if (last_n < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("history store: last_n: ", last_n,
+                     " is out of range; allowed: 1 or more"));
+  }
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn,
+                      Transaction::Begin(db_, /*write=*/false));
+  // NULL (InfinitePast) start times sort first ascending, so last here.
+  FP_ASSIGN_OR_RETURN(
+      Statement select,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kSweepColumns,
+                                           " FROM sweeps ORDER BY "
+                                           "started_unix_nanos DESC, rowid "
+                                           "DESC LIMIT ?")
+                                  .c_str()));
+  select.BindInt(1, last_n);
+  std::vector<SweepRecord> sweeps;
+  while (true) {
+    FP_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    sweeps.push_back(ReadSweepRow(select));
+  }
+  for (SweepRecord& sweep : sweeps) {
+    FP_ASSIGN_OR_RETURN(sweep.nodes, ReadNodes(db_, sweep.id));
+  }
+  FP_RETURN_IF_ERROR(txn.Commit());
+  return sweeps;
+}
+
+absl::StatusOr<double> HistoryStore::Baseline(absl::string_view plan,
+                                              absl::string_view op,
+                                              absl::string_view dtype,
+                                              uint64_t bytes, int nranks,
+                                              absl::string_view topology,
+                                              bool in_place, int window) {
+  if (window < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("history store: window: ", window,
+                     " is out of range; allowed: 1 or more"));
+  }
+  absl::MutexLock lock(&mu_);
+  // Walks the plan's succeeded sweeps newest first along
+  // sweeps_by_baseline_key and stops after `window` that have the step.
+  constexpr char kStep[] =
+      "FROM steps st WHERE st.sweep_id = s.id AND st.op = ?4 AND st.dtype = ?5 "
+      "AND st.bytes = ?6 AND st.in_place = ?7 AND st.busbw IS NOT NULL";
+  FP_ASSIGN_OR_RETURN(
+      Statement select,
+      Statement::Prepare(
+          db_,
+          absl::StrCat("SELECT (SELECT st.busbw ", kStep,
+                       " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
+                       "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
+                       "?2 AND s.topology = ?3 AND EXISTS (SELECT 1 ",
+                       kStep,
+                       ") ORDER BY s.started_unix_nanos DESC, s.rowid DESC "
+                       "LIMIT ?8")
+              .c_str()));
+  select.BindText(1, plan);
+  select.BindInt(2, nranks);
+  select.BindText(3, topology);
+  select.BindText(4, op);
+  select.BindText(5, dtype);
+  select.BindInt(6, static_cast<int64_t>(bytes));
+  select.BindInt(7, in_place ? 1 : 0);
+  select.BindInt(8, window);
+  std::vector<double> values;
+  while (true) {
+    FP_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    values.push_back(select.ColumnDouble(0));
+  }
+  if (values.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "history store: no succeeded sweep of plan '", plan, "' on ", nranks,
+        " ranks (topology '", topology, "') has a ", op, " ", dtype,
+        " step of ", bytes, " bytes ", in_place ? "in place" : "out of place"));
+  }
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  if (values.size() % 2 == 1) return values[mid];
+  return (values[mid - 1] + values[mid]) / 2;
+}
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,166 @@
+// Sweep history in SQLite: sweeps, their steps, and baselines computed from
+// recent good sweeps. Lives in the coordinator's state dir so that a restart
+// loses nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+struct sqlite3;
+
+namespace fabricpulse::coordinator {
+
+// Sweep statuses as stored.
+inline constexpr char kSweepRunning[] = "running";
+inline constexpr char kSweepSucceeded[] = "succeeded";
+inline constexpr char kSweepFailed[] = "failed";
+inline constexpr char kSweepAborted[] = "aborted";
+inline constexpr char kSweepInterrupted[] = "interrupted";
+
+// How long a call waits for another process's lock on the file before it
+// fails with UNAVAILABLE.
+inline constexpr absl::Duration kHistoryBusyTimeout = absl::Seconds(5);
+
+struct SweepRecord {
+  std::string id;
+  std::string plan;
+  std::string trigger;    // "cli", "schedule:<name>"
+  std::string spec_json;  // opaque text
+  std::vector<std::string> nodes;
+  int nranks = 0;
+  std::string topology;  // signature
+  std::string backend;
+  std::string backend_version;
+  absl::Time started = absl::InfinitePast();
+  absl::Time finished = absl::InfinitePast();  // InfinitePast when unfinished
+  std::string status;  // kSweepRunning, kSweepSucceeded, ...
+  std::string error;
+  std::string diagnosis;  // opaque text
+  double comm_init_seconds = 0;
+  bool comm_reused = false;
+};
+
+struct StepRecord {
+  std::string sweep_id;
+  int index = 0;
+  std::string op;
+  uint64_t bytes = 0;
+  uint64_t count = 0;
+  std::string dtype;
+  std::string redop;
+  int root = -1;
+  bool in_place = false;
+  double time_seconds = 0;
+  double algbw = 0;
+  double busbw = 0;
+  int64_t wrong = 0;
+  int slowest_rank = -1;
+  double min_rank_time_seconds = 0;
+  double max_rank_time_seconds = 0;
+  double p50_seconds = 0;
+  double p99_seconds = 0;
+  bool regression = false;
+  double baseline_busbw = 0;  // 0 when none
+};
+
+struct SweepWithSteps {
+  SweepRecord sweep;
+  std::vector<StepRecord> steps;  // by index
+};
+
+// The coordinator's sweep history.
+//
+// Storage: one SQLite file (plus its -wal and -shm files) with the schema of
+// schema.h, migrated at Open. Times are stored as Unix nanoseconds
+// (InfinitePast as NULL); doubles round-trip exactly, NaN included.
+//
+// Durability: WAL journal with synchronous=FULL. Every method that writes is
+// one transaction, committed and fsynced to the WAL before it returns, so a
+// kill -9 of the process after a method returned loses nothing; so does a
+// power loss or kernel crash. (synchronous=NORMAL would already survive
+// kill -9, since a committed WAL frame is in the OS page cache, but not a
+// power loss; at a few writes per step the fsync costs nothing that
+// matters.) Opening after a crash replays the WAL.
+//
+// Thread-safety: thread-safe. One connection, guarded by a mutex held for
+// each method's whole transaction, so calls from different threads are
+// serialized. Other processes using the same file are serialized by
+// SQLite's locks; a call waits up to kHistoryBusyTimeout for them.
+//
+// Errors common to every method (from SQLite): UNAVAILABLE for a lock that
+// did not clear in time or an I/O error, RESOURCE_EXHAUSTED for a full disk,
+// DATA_LOSS for a corrupt file, INTERNAL otherwise.
+class HistoryStore {
+ public:
+  // Opens (creating if needed) the database at `path` and migrates it to
+  // the current schema. ":memory:" gives a private, non-durable store.
+  // Errors: FAILED_PRECONDITION when the file's schema is newer than this
+  // build (naming both versions) or the file cannot be opened/created;
+  // DATA_LOSS when it is not a SQLite database; the common errors.
+  static absl::StatusOr<std::unique_ptr<HistoryStore>> Open(
+      const std::string& path);
+
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+  ~HistoryStore();  // closes the connection (checkpoints the WAL)
+
+  // Records a new sweep with status "running" and finished InfinitePast
+  // (the record's status and finished are ignored), and its nodes in order.
+  // Errors: INVALID_ARGUMENT for an empty id; ALREADY_EXISTS when a sweep
+  // with that id exists.
+  absl::Status BeginSweep(const SweepRecord& sweep);
+
+  // Records one step of a running sweep. Errors: NOT_FOUND when no sweep
+  // has step.sweep_id; FAILED_PRECONDITION when that sweep is no longer
+  // running; ALREADY_EXISTS when it already has a step with this index.
+  absl::Status AddStep(const StepRecord& step);
+
+  // Ends a running sweep with `status` (succeeded, failed, aborted or
+  // interrupted), its error text, diagnosis and finish time. Errors:
+  // INVALID_ARGUMENT for any other status; NOT_FOUND for an unknown id;
+  // FAILED_PRECONDITION when the sweep is not running (already finished or
+  // marked interrupted).
+  absl::Status FinishSweep(absl::string_view id, absl::string_view status,
+                           absl::string_view error, absl::string_view diagnosis,
+                           absl::Time finished);
+
+  // Turns every sweep still "running" into "interrupted", finished at
+  // `now`, with an explanatory error unless it already had one. Call once
+  // at coordinator start, before any new sweep. Returns how many changed.
+  absl::StatusOr<int> MarkInterrupted(absl::Time now);
+
+  // A sweep and its steps. Errors: NOT_FOUND for an unknown id.
+  absl::StatusOr<SweepWithSteps> GetSweep(absl::string_view id);
+
+  // The `last_n` most recently started sweeps, newest first (ties: most
+  // recently begun first), without steps. Errors: INVALID_ARGUMENT when
+  // last_n < 1.
+  absl::StatusOr<std::vector<SweepRecord>> ListSweeps(int last_n);
+
+  // Median busbw of the step with this (op, dtype, bytes, in_place) over the
+  // `window` most recently started *succeeded* sweeps of `plan` with the
+  // same nranks and topology that have such a step (NaN busbw does not
+  // count). Even counts average the middle two. Errors: INVALID_ARGUMENT
+  // when window < 1; NOT_FOUND when no such sweep exists.
+  absl::StatusOr<double> Baseline(absl::string_view plan, absl::string_view op,
+                                  absl::string_view dtype, uint64_t bytes,
+                                  int nranks, absl::string_view topology,
+                                  bool in_place, int window);
+
+ private:
+  explicit HistoryStore(sqlite3* db) : db_(db) {}
+
+  absl::Mutex mu_;
+  sqlite3* const db_ ABSL_PT_GUARDED_BY(mu_);
+};
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,375 @@
+#include "daemon/coordinator/store/schema.h"
+
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+constexpr int64_t kFutureNanos = std::numeric_limits<int64_t>::max();
+
+// Migration i (0-based) takes the schema from version i to i + 1.
+constexpr const char* kMigrations[] = {
+    // 1: sweeps, their member nodes and their steps. Times are Unix
+    // nanoseconds (NULL = InfinitePast). REAL columns are nullable because
+    // SQLite stores NaN as NULL.
+    R"sql(
+CREATE TABLE sweeps (
+  id TEXT PRIMARY KEY NOT NULL,
+  plan TEXT NOT NULL,
+  sweep_trigger TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  nranks INTEGER NOT NULL,
+  topology TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  backend_version TEXT NOT NULL,
+  started_unix_nanos INTEGER,
+  finished_unix_nanos INTEGER,
+  status TEXT NOT NULL,
+  error TEXT NOT NULL,
+  diagnosis TEXT NOT NULL,
+  comm_init_seconds REAL,
+  comm_reused INTEGER NOT NULL
+);
+CREATE INDEX sweeps_by_start ON sweeps (started_unix_nanos);
+CREATE INDEX sweeps_by_status ON sweeps (status);
+CREATE INDEX sweeps_by_baseline_key
+  ON sweeps (plan, status, nranks, topology, started_unix_nanos);
+CREATE TABLE sweep_nodes (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  PRIMARY KEY (sweep_id, position)
+) WITHOUT ROWID;
+CREATE TABLE steps (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  step_index INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  dtype TEXT NOT NULL,
+  redop TEXT NOT NULL,
+  root INTEGER NOT NULL,
+  in_place INTEGER NOT NULL,
+  time_seconds REAL,
+  algbw REAL,
+  busbw REAL,
+  wrong INTEGER NOT NULL,
+  slowest_rank INTEGER NOT NULL,
+  min_rank_time_seconds REAL,
+  max_rank_time_seconds REAL,
+  p50_seconds REAL,
+  p99_seconds REAL,
+  regression INTEGER NOT NULL,
+  baseline_busbw REAL,
+  PRIMARY KEY (sweep_id, step_index)
+);
+CREATE INDEX steps_by_key ON steps (sweep_id, op, dtype, bytes, in_place);
+)sql",
+};
+
+constexpr int kLatest = static_cast<int>(std::size(kMigrations));
+
+absl::StatusCode CodeFor(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_IOERR:
+      return absl::StatusCode::kUnavailable;
+    case SQLITE_CONSTRAINT:
+      return absl::StatusCode::kAlreadyExists;
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return absl::StatusCode::kDataLoss;
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_READONLY:
+    case SQLITE_AUTH:
+      return absl::StatusCode::kFailedPrecondition;
+    case SQLITE_FULL:
+      return absl::StatusCode::kResourceExhausted;
+    default:
+      return absl::StatusCode::kInternal;
+  }
+}
+
+absl::Status TooNew(int version) {
+  if (version < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "history store: database has an invalid schema version ", version,
+        " (this coordinator supports 0 to ", kLatest, ")"));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "history store: database schema version ", version,
+      " is newer than this coordinator supports (", kLatest,
+      "); run a newer coordinator or point it at another state dir"));
+}
+
+}  // namespace
+
+int LatestSchemaVersion() { return kLatest; }
+
+absl::Status SqliteStatus(sqlite3* db, int rc, absl::string_view what) {
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    return absl::OkStatus();
+  }
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  return absl::Status(CodeFor(rc),
+                      absl::StrCat("history store: ", what, ": ", message));
+}
+
+absl::Status Exec(sqlite3* db, const char* sql, absl::string_view what) {
+  return SqliteStatus(db, sqlite3_exec(db, sql, nullptr, nullptr, nullptr),
+                      what);
+}
+
+absl::StatusOr<int> ReadSchemaVersion(sqlite3* db) {
+  absl::StatusOr<Statement> stmt =
+      Statement::Prepare(db, "PRAGMA user_version");
+  if (!stmt.ok()) return stmt.status();
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row ? static_cast<int>(stmt->ColumnInt(0)) : 0;
+}
+
+absl::Status ApplyMigrations(sqlite3* db) {
+  absl::StatusOr<int> version = ReadSchemaVersion(db);
+  if (!version.ok()) return version.status();
+  if (*version > kLatest || *version < 0) return TooNew(*version);
+  if (*version == kLatest) return absl::OkStatus();
+
+  absl::Status status = Exec(db, "BEGIN IMMEDIATE", "starting migration");
+  if (!status.ok()) return status;
+  // Read again under the write lock: another process may have migrated
+  // between the first read and BEGIN.
+  version = ReadSchemaVersion(db);
+  if (!version.ok()) {
+    status = version.status();
+  } else if (*version > kLatest || *version < 0) {
+    status = TooNew(*version);
+  }
+  for (int v = status.ok() ? *version : kLatest; v < kLatest; ++v) {
+    status = Exec(db, kMigrations[v],
+                  absl::StrCat("migrating schema to version ", v + 1));
+    if (!status.ok()) break;
+  }
+  if (status.ok()) {
+    status = Exec(db, absl::StrCat("PRAGMA user_version = ", kLatest).c_str(),
+                  "setting schema version");
+  }
+  if (status.ok()) status = Exec(db, "COMMIT", "committing migration");
+  if (!status.ok()) {
+    // Best effort: the original error is the one to report.
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  return status;
+}
+
+absl::StatusOr<Transaction> Transaction::Begin(sqlite3* db, bool write) {
+  absl::Status status =
+      Exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "starting a transaction");
+  if (!status.ok()) return status;
+  return Transaction(db);
+}
+
+Transaction::Transaction(Transaction&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)) {}
+
+Transaction::~Transaction() {
+  // Best effort: the caller already reports the error that got us here.
+  if (db_ != nullptr) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+absl::Status Transaction::Commit() {
+  absl::Status status = Exec(db_, "COMMIT", "committing");
+  if (status.ok()) db_ = nullptr;
+  return status;
+}
+
+absl::StatusOr<Statement> Statement::Prepare(sqlite3* db, const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return SqliteStatus(db, rc, "preparing a statement");
+  }
+  return Statement(db, stmt);
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+void Statement::BindText(int index, absl::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
+}
+
+void Statement::BindInt(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+
+void Statement::BindDouble(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+}
+
+void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
+
+absl::StatusOr<bool> Statement::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteStatus(db_, rc, "running a statement");
+}
+
+absl::Status Statement::Run() {
+  absl::StatusOr<bool> row;
+  do {
+    row = Step();
+  } while (row.ok() && *row);
+  return row.status();
+}
+
+void Statement::Reset() { sqlite3_reset(stmt_); }
+
+std::string Statement::ColumnText(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return "";
+  return std::string(reinterpret_cast<const char*>(text),
+                     sqlite3_column_bytes(stmt_, column));
+}
+
+int64_t Statement::ColumnInt(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+
+double Statement::ColumnDouble(int column) const {
+  if (ColumnIsNull(column)) return std::nan("");
+  return sqlite3_column_double(stmt_, column);
+}
+
+bool Statement::ColumnIsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+void BindTime(Statement& stmt, int index, absl::Time t) {
+  if (t == absl::InfinitePast()) {
+    stmt.BindNull(index);
+  } else if (t == absl::InfiniteFuture()) {
+    stmt.BindInt(index, kFutureNanos);
+  } else {
+    stmt.BindInt(index, absl::ToUnixNanos(t));
+  }
+}
+
+absl::Time ColumnTime(const Statement& stmt, int column) {
+  if (stmt.ColumnIsNull(column)) return absl::InfinitePast();
+  const int64_t nanos = stmt.ColumnInt(column);
+  if (nanos == kFutureNanos) return absl::InfiniteFuture();
+  return absl::FromUnixNanos(nanos);
+}
+
+const char kSweepColumns[] =
+    "id, plan, sweep_trigger, spec_json, nranks, topology, backend, "
+    "backend_version, started_unix_nanos, finished_unix_nanos, status, error, "
+    "diagnosis, comm_init_seconds, comm_reused";
+const char kStepColumns[] =
+    "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
+    "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
+    "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
+    "baseline_busbw";
+
+SweepRecord ReadSweepRow(const Statement& stmt) {
+  SweepRecord sweep;
+  sweep.id = stmt.ColumnText(0);
+  sweep.plan = stmt.ColumnText(1);
+  sweep.trigger = stmt.ColumnText(2);
+  sweep.spec_json = stmt.ColumnText(3);
+  sweep.nranks = static_cast<int>(stmt.ColumnInt(4));
+  sweep.topology = stmt.ColumnText(5);
+  sweep.backend = stmt.ColumnText(6);
+  sweep.backend_version = stmt.ColumnText(7);
+  sweep.started = ColumnTime(stmt, 8);
+  sweep.finished = ColumnTime(stmt, 9);
+  sweep.status = stmt.ColumnText(10);
+  sweep.error = stmt.ColumnText(11);
+  sweep.diagnosis = stmt.ColumnText(12);
+  sweep.comm_init_seconds = stmt.ColumnDouble(13);
+  sweep.comm_reused = stmt.ColumnInt(14) != 0;
+  return sweep;
+}
+
+StepRecord ReadStepRow(const Statement& stmt) {
+  StepRecord step;
+  step.sweep_id = stmt.ColumnText(0);
+  step.index = static_cast<int>(stmt.ColumnInt(1));
+  step.op = stmt.ColumnText(2);
+  step.bytes = static_cast<uint64_t>(stmt.ColumnInt(3));
+  step.count = static_cast<uint64_t>(stmt.ColumnInt(4));
+  step.dtype = stmt.ColumnText(5);
+  step.redop = stmt.ColumnText(6);
+  step.root = static_cast<int>(stmt.ColumnInt(7));
+  step.in_place = stmt.ColumnInt(8) != 0;
+  step.time_seconds = stmt.ColumnDouble(9);
+  step.algbw = stmt.ColumnDouble(10);
+  step.busbw = stmt.ColumnDouble(11);
+  step.wrong = stmt.ColumnInt(12);
+  step.slowest_rank = static_cast<int>(stmt.ColumnInt(13));
+  step.min_rank_time_seconds = stmt.ColumnDouble(14);
+  step.max_rank_time_seconds = stmt.ColumnDouble(15);
+  step.p50_seconds = stmt.ColumnDouble(16);
+  step.p99_seconds = stmt.ColumnDouble(17);
+  step.regression = stmt.ColumnInt(18) != 0;
+  step.baseline_busbw = stmt.ColumnDouble(19);
+  return step;
+}
+
+void BindSweepRow(Statement& stmt, const SweepRecord& sweep) {
+  stmt.BindText(1, sweep.id);
+  stmt.BindText(2, sweep.plan);
+  stmt.BindText(3, sweep.trigger);
+  stmt.BindText(4, sweep.spec_json);
+  stmt.BindInt(5, sweep.nranks);
+  stmt.BindText(6, sweep.topology);
+  stmt.BindText(7, sweep.backend);
+  stmt.BindText(8, sweep.backend_version);
+  BindTime(stmt, 9, sweep.started);
+  BindTime(stmt, 10, sweep.finished);
+  stmt.BindText(11, sweep.status);
+  stmt.BindText(12, sweep.error);
+  stmt.BindText(13, sweep.diagnosis);
+  stmt.BindDouble(14, sweep.comm_init_seconds);
+  stmt.BindInt(15, sweep.comm_reused ? 1 : 0);
+}
+
+void BindStepRow(Statement& stmt, const StepRecord& step) {
+  stmt.BindText(1, step.sweep_id);
+  stmt.BindInt(2, step.index);
+  stmt.BindText(3, step.op);
+  stmt.BindInt(4, static_cast<int64_t>(step.bytes));
+  stmt.BindInt(5, static_cast<int64_t>(step.count));
+  stmt.BindText(6, step.dtype);
+  stmt.BindText(7, step.redop);
+  stmt.BindInt(8, step.root);
+  stmt.BindInt(9, step.in_place ? 1 : 0);
+  stmt.BindDouble(10, step.time_seconds);
+  stmt.BindDouble(11, step.algbw);
+  stmt.BindDouble(12, step.busbw);
+  stmt.BindInt(13, step.wrong);
+  stmt.BindInt(14, step.slowest_rank);
+  stmt.BindDouble(15, step.min_rank_time_seconds);
+  stmt.BindDouble(16, step.max_rank_time_seconds);
+  stmt.BindDouble(17, step.p50_seconds);
+  stmt.BindDouble(18, step.p99_seconds);
+  stmt.BindInt(19, step.regression ? 1 : 0);
+  stmt.BindDouble(20, step.baseline_busbw);
+}
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,134 @@
+// The coordinator's config file: plans (named sweep specs), cron schedules
+// that start them, and baseline settings.
+//
+// Format (YAML). This is a contract: operators write files against it.
+//
+//   timezone: UTC                # default zone for schedules (IANA name)
+//   baseline:
+//     window: 10                 # median of the last N good sweeps (1..1000)
+//     threshold: 0.9             # regression: busbw < baseline * threshold
+//                                # (0 < threshold <= 1)
+//   plans:
+//     nightly-full:              # plan name: [a-z0-9][a-z0-9_-]{0,62}
+//       ops: [all_reduce, all_gather, reduce_scatter, alltoall, broadcast,
+//             sendrecv]
+//       min_bytes: 8             # integers or strings with K/M/G
+//       max_bytes: 1G
+//       factor: 2                # or step_bytes: 64M (not both)
+//       dtype: float
+//       redop: sum
+//       root: 0
+//       iters: 20
+//       warmup: 5
+//       check: true
+//       placement: both          # out_of_place | in_place | both
+//       graph: false
+//       timeout: 60s             # absl duration ("90s", "1m30s") or a
+//                                # number of seconds
+//       fresh_comm: false        # new communicator for this sweep
+//       nodes: []                # empty = all live agents
+//     hourly-allreduce:
+//       ops: [all_reduce]
+//       min_bytes: 1M
+//       max_bytes: 256M
+//       factor: 4
+//   schedules:
+//     - name: nightly            # unique; same naming rule as plans
+//       plan: nightly-full       # must name a plan
+//       cron: "0 2 * * *"        # see cron.h (5 fields or @macro)
+//       timezone: UTC            # optional, defaults to top-level timezone
+//       allow_busy_gpus: false   # optional
+//
+// Rules:
+//  - Every key is optional except a schedule's name, plan and cron. Omitted
+//    top-level keys: timezone UTC, window 10, threshold 0.9, no plans, no
+//    schedules (an empty file is valid). Omitted plan fields take
+//    core::SweepSpec's defaults. A plan with all defaults is written `{}`.
+//  - Unknown keys, duplicate keys and empty values (`key:` with nothing) are
+//    errors, so that a typo never silently falls back to a default.
+//  - A plan's spec is checked with core::Validate(spec, /*nranks=*/1),
+//    except root, which only has to be >= 0 here (the runner checks it
+//    against the sweep's rank count), and its size schedule must have at
+//    most kMaxSteps sizes.
+//  - Plans may be listed before or after the schedules that name them.
+//
+// Errors are INVALID_ARGUMENT with ONE line naming the 1-based file line and
+// the field path, e.g.
+//   config line 14: plans.nightly-full.iters: 0 is out of range; allowed: 1
+//   to 1000000
+//   config line 22: schedules[1].plan: unknown plan 'nightly-ful'; defined:
+//   hourly-allreduce, nightly-full
+// (each on one line). YAML syntax errors read
+// "config line N: invalid YAML: <parser message>".
+//
+// Thread-safety: all functions are pure (LoadCoordinatorConfigFile reads a
+// file) and safe to call concurrently.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "daemon/core/cron.h"
+#include "daemon/core/sweep_spec.h"
+
+namespace fabricpulse::core {
+
+inline constexpr char kDefaultConfigTimeZone[] = "UTC";
+inline constexpr int kDefaultBaselineWindow = 10;
+inline constexpr int kMaxBaselineWindow = 1000;
+inline constexpr double kDefaultRegressionThreshold = 0.9;
+
+struct PlanConfig {
+  std::string name;
+  SweepSpec spec;
+  std::vector<std::string> nodes;  // empty = all live agents
+};
+
+struct ScheduleConfig {
+  std::string name;
+  std::string plan;   // a key of CoordinatorConfig::plans
+  CronSchedule cron;  // carries the schedule's zone
+  bool allow_busy_gpus = false;
+};
+
+struct CoordinatorConfig {
+  std::string timezone = kDefaultConfigTimeZone;
+  int baseline_window = kDefaultBaselineWindow;
+  double regression_threshold = kDefaultRegressionThreshold;
+  std::map<std::string, PlanConfig> plans;  // by name
+  std::vector<ScheduleConfig> schedules;    // in file order
+};
+
+// Field-by-field equality (specs compared on every SweepSpec field,
+// schedules with CronSchedule's operator==).
+bool operator==(const PlanConfig& a, const PlanConfig& b);
+bool operator==(const ScheduleConfig& a, const ScheduleConfig& b);
+bool operator==(const CoordinatorConfig& a, const CoordinatorConfig& b);
+
+// True for names matching [a-z0-9][a-z0-9_-]{0,62} (plans and schedules).
+bool IsValidConfigName(absl::string_view name);
+
+// Parses and validates a config file's text (format above). Errors:
+// INVALID_ARGUMENT, one line, as described above.
+absl::StatusOr<CoordinatorConfig> ParseCoordinatorConfig(
+    absl::string_view yaml_text);
+
+// Reads `path` and parses it. Errors: those of ParseCoordinatorConfig;
+// NOT_FOUND when the file does not exist; PERMISSION_DENIED when it cannot
+// be opened for reading; FAILED_PRECONDITION for a directory; other
+// errno-derived codes (absl::ErrnoToStatusCode) for other read failures.
+// Read errors start "config: cannot read '<path>': ".
+absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfigFile(
+    const std::string& path);
+
+// The shipped default (also deploy/config/coordinator.yaml): plan
+// "nightly-full" (all six common ops, 8 B to 1 GiB, factor 2, 60 s timeout)
+// scheduled "nightly" at 02:00 UTC, and plan "hourly-allreduce" (all_reduce,
+// 1 MiB to 256 MiB, factor 4) scheduled "hourly" at minute 30 of every hour
+// (off the nightly's start minute), UTC.
+CoordinatorConfig DefaultCoordinatorConfig();
+
+}  // namespace fabricpulse::core

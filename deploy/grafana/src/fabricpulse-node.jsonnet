@@ -1,0 +1,131 @@
+// FabricPulse node view: one or more nodes' agents, workers, GPUs and ranks.
+local g = import 'lib.libsonnet';
+
+local n = 'node=~"$node"';
+local rankSel = 'node=~"$node", op=~"$op", size=~"$size"';
+local scrapeLabels = ['Time', '__name__', 'job', 'instance'];
+
+g.dashboard(
+  uid='fabricpulse-node',
+  title='FabricPulse / Node',
+  description='Per-node agent health, worker restarts, GPU busy, per-rank latency, slowest-rank counts and hang culprits.',
+  variables=[
+    g.queryVariable('node', 'Node', 'fabricpulse_agent_workers', 'node'),
+    g.queryVariable('op', 'Op', 'fabricpulse_agent_rank_latency_seconds{%s}' % n, 'op'),
+    g.queryVariable('size', 'Size (bytes)', 'fabricpulse_agent_rank_latency_seconds{%s, op=~"$op"}' % n, 'size', sort=3),
+  ],
+  panels=[
+    g.row('Agent and workers'),
+    g.stat(
+      'Agent scrape',
+      'Whether Prometheus reaches the node\'s agent (up), named by the node label of the agent\'s own series in the last day.',
+      [g.target(
+        '(max by (job, instance, node) (last_over_time(fabricpulse_agent_workers{%s}[1d])) * 0)\n  + on(job, instance) group_left()\n    up{%s}' % [n, g.agentJob],
+        '{{node}}'
+      )],
+      mappings=g.valueMappings([['0', 'DOWN', 'red'], ['1', 'UP', 'green']]),
+    ),
+    g.stat(
+      'Workers ready / configured',
+      'Workers ready and configured on each node.',
+      [
+        g.target('fabricpulse_agent_workers_ready{%s}' % n, '{{node}} ready', 'A'),
+        g.target('fabricpulse_agent_workers{%s}' % n, '{{node}} configured', 'B'),
+      ],
+      thresholds=g.thresholds([{ color: 'blue', value: null }]),
+    ),
+    g.stat(
+      'Worker restarts (time range)',
+      'Workers the agent restarted after they died or hung, over the dashboard\'s time range.',
+      [g.target('sum by (node) (increase(fabricpulse_agent_worker_restarts_total{%s}[$__range]))' % n, '{{node}}', instant=true)],
+      thresholds=g.thresholds([
+        { color: 'green', value: null },
+        { color: 'orange', value: 1 },
+        { color: 'red', value: 3 },
+      ]),
+    ),
+    g.stat(
+      'Hangs (time range)',
+      'Failed sweeps whose diagnosis named a culprit on the node, over the dashboard\'s time range.',
+      [g.target('sum by (node) (increase(fabricpulse_hangs_total{%s}[$__range]))' % n, '{{node}}', instant=true)],
+      thresholds=g.thresholds([{ color: 'green', value: null }, { color: 'red', value: 1 }]),
+    ),
+    g.timeseries(
+      'Worker restarts per hour',
+      'Worker restarts in the preceding hour. FabricPulseWorkerRestarts fires at 3.',
+      [g.target('increase(fabricpulse_agent_worker_restarts_total{%s}[1h])' % n, '{{node}}')],
+      bars=true,
+    ),
+    g.stateTimeline(
+      'GPU busy',
+      'Other compute processes on the GPU (NVML). Scheduled sweeps skip busy GPUs.',
+      [g.target('fabricpulse_agent_gpu_busy{%s}' % n, '{{node}} GPU {{gpu}}')],
+      g.valueMappings([['0', 'idle', 'green'], ['1', 'busy', 'orange']]),
+    ),
+
+    g.row('Ranks'),
+    g.timeseries(
+      'Per-rank latency',
+      'Each rank\'s last mean time per op and size, as its agent reports it.',
+      [g.target('fabricpulse_agent_rank_latency_seconds{%s}' % rankSel, '{{node}} rank {{rank}} {{op}} {{size}} B')],
+      unit='s',
+      h=9,
+    ),
+    g.timeseries(
+      'Per-rank latency / fastest rank',
+      'Each rank\'s time over the fastest rank\'s for the same op and size, across all nodes: 1 is the fastest, a straggler stands out above.',
+      [g.target(
+        'fabricpulse_agent_rank_latency_seconds{%s}\n  / on(op, size) group_left()\n    min by (op, size) (fabricpulse_agent_rank_latency_seconds{op=~"$op", size=~"$size"})' % rankSel,
+        '{{node}} rank {{rank}} {{op}} {{size}} B'
+      )],
+      unit='suffix:x',
+      h=9,
+    ),
+    g.table(
+      'Per-rank latency, slowest first',
+      'Each rank\'s last mean time per op and size.',
+      [g.tableTarget('sort_desc(fabricpulse_agent_rank_latency_seconds{%s})' % rankSel)],
+      transformations=[{
+        id: 'organize',
+        options: { excludeByName: { [c]: true for c in scrapeLabels }, indexByName: {}, renameByName: { Value: 'time (mean)' } },
+      }],
+      overrides=[g.override('time (mean)', { unit: 's' })],
+      sortBy=[{ desc: true, displayName: 'time (mean)' }],
+    ),
+    g.table(
+      'Slowest-rank counts (time range)',
+      'Steps in which the rank was the slowest of the collective, over the dashboard\'s time range.',
+      [g.tableTarget('sort_desc(sum by (node, rank) (increase(fabricpulse_slowest_rank_total{%s}[$__range])))' % n)],
+      transformations=[{
+        id: 'organize',
+        options: { excludeByName: { Time: true }, indexByName: {}, renameByName: { Value: 'slowest in steps' } },
+      }],
+      overrides=[g.override('slowest in steps', { decimals: 0 })],
+      sortBy=[{ desc: true, displayName: 'slowest in steps' }],
+    ),
+    g.timeseries(
+      'Slowest-rank counts per hour',
+      'Steps in which the rank was the slowest, in the preceding hour.',
+      [g.target('sum by (node, rank) (increase(fabricpulse_slowest_rank_total{%s}[1h]))' % n, '{{node}} rank {{rank}}')],
+      w=24,
+      bars=true,
+    ),
+
+    g.row('Hangs'),
+    g.table(
+      'Hang culprit (last failed sweep)',
+      'The rank and GPU the last failed sweep\'s diagnosis named, if on these nodes.',
+      [g.tableTarget('fabricpulse_hang_culprit{%s} == 1' % n)],
+      transformations=[{
+        id: 'organize',
+        options: { excludeByName: { [c]: true for c in scrapeLabels + ['Value'] }, indexByName: {}, renameByName: {} },
+      }],
+    ),
+    g.timeseries(
+      'Hangs per hour',
+      'Failed sweeps whose diagnosis named a culprit on the node, in the preceding hour.',
+      [g.target('increase(fabricpulse_hangs_total{%s}[1h])' % n, '{{node}}')],
+      bars=true,
+    ),
+  ],
+)

@@ -1,0 +1,359 @@
+#include "daemon/core/coordinator_config.h"
+
+#include <string>
+
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fabricpulse::core {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Lines joined with '\n', so that element i is file line i + 1.
+std::string Yaml(std::initializer_list<absl::string_view> lines) {
+  return absl::StrJoin(lines, "\n");
+}
+
+// The error message of parsing `text` ("OK" when it parses).
+std::string ErrorOf(const std::string& text) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(text);
+  if (config.ok()) return "OK";
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(config.status().message());
+}
+
+CronSchedule Cron(const std::string& expr, const std::string& zone) {
+  return CronSchedule::Parse(expr, zone).value();
+}
+
+const std::string kGood = Yaml({
+    "timezone: Europe/Berlin",  // 1
+    "baseline:",
+    "  window: 7",
+    "  threshold: 0.8",
+    "plans:",  // 5
+    "  nightly-full:",
+    "    ops: [all_reduce, all_gather, reduce_scatter, alltoall, broadcast, "
+    "sendrecv]",
+    "    min_bytes: 8",
+    "    max_bytes: 1G",
+    "    factor: 2",  // 10
+    "    dtype: half",
+    "    redop: max",
+    "    root: 3",
+    "    iters: 50",
+    "    warmup: 2",  // 15
+    "    check: false",
+    "    placement: in_place",
+    "    graph: true",
+    "    timeout: 1m30s",
+    "    nodes: [node-a, node-b]",  // 20
+    "  hourly-allreduce:",
+    "    ops: [all_reduce]",
+    "    min_bytes: 1M",
+    "    max_bytes: 256M",
+    "    step_bytes: 64M",  // 25
+    "    timeout: 45",
+    "schedules:",
+    "  - name: nightly",
+    "    plan: nightly-full",
+    "    cron: \"0 2 * * *\"",  // 30
+    "    timezone: UTC",
+    "    allow_busy_gpus: true",
+    "  - name: hourly",
+    "    plan: hourly-allreduce",
+    "    cron: \"@hourly\"",  // 35
+});
+
+TEST(CoordinatorConfigTest, ParsesEveryField) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(kGood);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->timezone, "Europe/Berlin");
+  EXPECT_EQ(config->baseline_window, 7);
+  EXPECT_EQ(config->regression_threshold, 0.8);
+  ASSERT_EQ(config->plans.size(), 2u);
+
+  const PlanConfig& nightly = config->plans.at("nightly-full");
+  EXPECT_EQ(nightly.name, "nightly-full");
+  EXPECT_THAT(nightly.spec.ops,
+              ElementsAre("all_reduce", "all_gather", "reduce_scatter",
+                          "alltoall", "broadcast", "sendrecv"));
+  EXPECT_EQ(nightly.spec.min_bytes, 8u);
+  EXPECT_EQ(nightly.spec.max_bytes, 1ull << 30);
+  EXPECT_EQ(nightly.spec.factor, 2);
+  EXPECT_EQ(nightly.spec.step_bytes, 0u);
+  EXPECT_EQ(nightly.spec.dtype, "half");
+  EXPECT_EQ(nightly.spec.redop, "max");
+  EXPECT_EQ(nightly.spec.root, 3);
+  EXPECT_EQ(nightly.spec.iters, 50);
+  EXPECT_EQ(nightly.spec.warmup_iters, 2);
+  EXPECT_FALSE(nightly.spec.check);
+  EXPECT_EQ(nightly.spec.placement, "in_place");
+  EXPECT_TRUE(nightly.spec.graph);
+  EXPECT_EQ(nightly.spec.timeout, absl::Seconds(90));
+  EXPECT_THAT(nightly.nodes, ElementsAre("node-a", "node-b"));
+
+  const PlanConfig& hourly = config->plans.at("hourly-allreduce");
+  EXPECT_THAT(hourly.spec.ops, ElementsAre("all_reduce"));
+  EXPECT_EQ(hourly.spec.min_bytes, 1ull << 20);
+  EXPECT_EQ(hourly.spec.max_bytes, 256ull << 20);
+  EXPECT_EQ(hourly.spec.step_bytes, 64ull << 20);
+  EXPECT_EQ(hourly.spec.timeout, absl::Seconds(45));
+  EXPECT_THAT(hourly.nodes, IsEmpty());
+
+  ASSERT_EQ(config->schedules.size(), 2u);
+  EXPECT_EQ(config->schedules[0].name, "nightly");
+  EXPECT_EQ(config->schedules[0].plan, "nightly-full");
+  EXPECT_EQ(config->schedules[0].cron, Cron("0 2 * * *", "UTC"));
+  EXPECT_TRUE(config->schedules[0].allow_busy_gpus);
+  EXPECT_EQ(config->schedules[1].name, "hourly");
+  EXPECT_EQ(config->schedules[1].cron, Cron("0 * * * *", "Europe/Berlin"));
+  EXPECT_FALSE(config->schedules[1].allow_busy_gpus);
+}
+
+TEST(CoordinatorConfigTest, EmptyFileTakesDefaults) {
+  for (const std::string text : {"", "# nothing here\n", "---\n"}) {
+    absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(text);
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_EQ(*config, CoordinatorConfig());
+    EXPECT_EQ(config->timezone, "UTC");
+    EXPECT_EQ(config->baseline_window, 10);
+    EXPECT_EQ(config->regression_threshold, 0.9);
+    EXPECT_THAT(config->plans, IsEmpty());
+    EXPECT_THAT(config->schedules, IsEmpty());
+  }
+}
+
+TEST(CoordinatorConfigTest, OmittedPlanFieldsTakeSweepSpecDefaults) {
+  absl::StatusOr<CoordinatorConfig> config =
+      ParseCoordinatorConfig("plans:\n  quick: {}\n  small:\n    iters: 3\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  PlanConfig quick;
+  quick.name = "quick";
+  EXPECT_EQ(config->plans.at("quick"), quick);
+  PlanConfig small;
+  small.name = "small";
+  small.spec.iters = 3;
+  EXPECT_EQ(config->plans.at("small"), small);
+}
+
+TEST(CoordinatorConfigTest, ShippedFileEqualsDefault) {
+  absl::StatusOr<CoordinatorConfig> config = LoadCoordinatorConfigFile(
+      FABRICPULSE_SOURCE_DIR "/deploy/config/coordinator.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(*config, DefaultCoordinatorConfig());
+  const CoordinatorConfig defaults = DefaultCoordinatorConfig();
+  ASSERT_EQ(defaults.schedules.size(), 2u);
+  EXPECT_EQ(defaults.schedules[0].cron.Next(absl::FromUnixSeconds(0)),
+            absl::FromUnixSeconds(2 * 3600));
+  for (const auto& [name, plan] : defaults.plans) {
+    EXPECT_TRUE(Expand(plan.spec, /*nranks=*/8).ok()) << name;
+  }
+}
+
+TEST(CoordinatorConfigTest, MissingFileIsNotFound) {
+  absl::StatusOr<CoordinatorConfig> config =
+      LoadCoordinatorConfigFile("/nonexistent/fabricpulse/coordinator.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(config.status().message(),
+            "config: cannot read '/nonexistent/fabricpulse/coordinator.yaml': "
+            "No such file or directory");
+  config = LoadCoordinatorConfigFile(FABRICPULSE_SOURCE_DIR "/deploy/config");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(config.status().message()),
+              ::testing::HasSubstr("Is a directory"));
+}
+
+TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
+  EXPECT_EQ(ErrorOf(Yaml(
+                {"plans:", "  p:", "    ops: [all_reduce]", "    iters: 0"})),
+            "config line 4: plans.p.iters: 0 is out of range; allowed: 1 to "
+            "1000000");
+  // Two bad fields: the first in the file is reported.
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: x", "    dtype: y"})),
+            "config line 3: plans.p.timeout: 'x' is not a duration; use e.g. "
+            "60s, 1m30s or a number of seconds");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    warmup: -1"})),
+            "config line 3: plans.p.warmup: -1 is out of range; allowed: 0 "
+            "to 100000");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 99999999999"})),
+            "config line 3: plans.p.iters: 99999999999 is out of range; "
+            "allowed: 1 to 1000000");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    min_bytes: 1G"})),
+            "config line 3: plans.p.min_bytes: 1G is greater than max_bytes "
+            "32M; allowed: min_bytes <= max_bytes");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    min_bytes: 12Q"})),
+            "config line 3: plans.p.min_bytes: '12Q' is not a byte size; use "
+            "a whole number with an optional K, M or G suffix (e.g. 8, 64K, "
+            "1M, 2G)");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops:", "      - all_reduce",
+                          "      - all_reduse"})),
+            "config line 5: plans.p.ops[1]: unknown op 'all_reduse'; allowed: "
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+            "alltoall, sendrecv, gather, scatter");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops: []"})),
+            "config line 3: plans.p.ops: empty; allowed: one or more of "
+            "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+            "alltoall, sendrecv, gather, scatter");
+  EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    dtype: float33"})),
+              ::testing::StartsWith(
+                  "config line 3: plans.p.dtype: unknown type 'float33'"));
+  EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    placement: sideways"})),
+              ::testing::StartsWith("config line 3: plans.p.placement: "
+                                    "unknown placement 'sideways'"));
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    factor: 1"})),
+            "config line 3: plans.p.factor: 1 is out of range; allowed: 2 to "
+            "1024 (or give step_bytes > 0 for an arithmetic schedule)");
+  EXPECT_EQ(
+      ErrorOf(Yaml({"plans:", "  p:", "    factor: 2", "    step_bytes: 1M"})),
+      "config line 4: plans.p.step_bytes: give factor or step_bytes, "
+      "not both");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    root: -1"})),
+            "config line 3: plans.p.root: -1 is out of range; allowed: 0 or "
+            "more (and less than the sweep's rank count, checked when it "
+            "runs)");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: soon"})),
+            "config line 3: plans.p.timeout: 'soon' is not a duration; use "
+            "e.g. 60s, 1m30s or a number of seconds");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: 2h"})),
+            "config line 3: plans.p.timeout: 2h is out of range; allowed: "
+            "more than 0s, up to 1h");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    check: maybe"})),
+            "config line 3: plans.p.check: 'maybe' is not true or false");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: many"})),
+            "config line 3: plans.p.iters: 'many' is not a whole number");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    nodes: [a, b, a]"})),
+            "config line 3: plans.p.nodes[2]: duplicate node 'a'");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    nodes: a"})),
+            "config line 3: plans.p.nodes: expected a list such as [a, b], "
+            "got 'a'");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    min_bytes: 1",
+                          "    max_bytes: 1G", "    step_bytes: 1K"})),
+            "config line 2: plans.p: min_bytes..max_bytes gives more than "
+            "10000 sizes; raise factor or step_bytes, or narrow the range");
+}
+
+TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
+  EXPECT_EQ(ErrorOf(Yaml({"timezone: UTC", "timezon: UTC"})),
+            "config line 2: timezon: unknown key; allowed: baseline, plans, "
+            "schedules, timezone");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
+            "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
+            "factor, fresh_comm, graph, iters, max_bytes, min_bytes, nodes, "
+            "ops, placement, redop, root, step_bytes, timeout, warmup");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 5", "  window: 6"})),
+            "config line 3: baseline.window: duplicate key (first at line 2)");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p: {}", "  q: {}", "  p: {}"})),
+            "config line 4: plans.p: duplicate key (first at line 2)");
+  EXPECT_EQ(ErrorOf(Yaml({"schedules:", "  - name: a", "    plan: p",
+                          "    cron: '* * * * *'", "    crn: x"})),
+            "config line 5: schedules[0].crn: unknown key; allowed: "
+            "allow_busy_gpus, cron, name, plan, timezone");
+}
+
+TEST(CoordinatorConfigTest, RejectsBadTopLevelValues) {
+  EXPECT_EQ(ErrorOf("- a\n- b\n"),
+            "config line 1: the file must be a map of top-level keys, got a "
+            "list");
+  EXPECT_EQ(ErrorOf(Yaml({"# zone", "timezone: Mars/Base"})),
+            "config line 2: timezone: unknown zone 'Mars/Base'; use an IANA "
+            "zone name such as UTC or Europe/Berlin");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 0"})),
+            "config line 2: baseline.window: 0 is out of range; allowed: 1 to "
+            "1000");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  threshold: 1.5"})),
+            "config line 2: baseline.threshold: 1.5 is out of range; allowed: "
+            "more than 0, up to 1");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  threshold: 0"})),
+            "config line 2: baseline.threshold: 0 is out of range; allowed: "
+            "more than 0, up to 1");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  Nightly: {}"})),
+            "config line 2: plans.Nightly: invalid plan name; use 1 to 63 "
+            "lowercase letters, digits, '_' or '-', starting with a letter or "
+            "digit");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:"})),
+            "config line 2: plans.p: has no fields; write {} for a plan with "
+            "all defaults");
+  EXPECT_EQ(ErrorOf(Yaml({"plans: [a]"})),
+            "config line 1: plans: expected a map of keys, got a list");
+  EXPECT_EQ(ErrorOf(Yaml({"schedules:", "  name: a"})),
+            "config line 1: schedules: expected a list of schedules (lines "
+            "starting '- ')");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p: {}", "  q: [oops"})),
+            "config line 3: invalid YAML: end of sequence flow not found");
+}
+
+const char* const kPlans[] = {
+    "plans:",  // 1
+    "  nightly-full: {}",
+    "  hourly-allreduce: {}",
+    "schedules:",
+    "  - name: nightly",  // 5
+    "    plan: nightly-full",
+    "    cron: \"0 2 * * *\"",
+};
+
+std::string WithPlans(std::initializer_list<absl::string_view> more) {
+  std::vector<absl::string_view> lines(std::begin(kPlans), std::end(kPlans));
+  lines.insert(lines.end(), more.begin(), more.end());
+  return absl::StrJoin(lines, "\n");
+}
+
+TEST(CoordinatorConfigTest, ReportsScheduleErrors) {
+  EXPECT_EQ(ErrorOf(WithPlans({})), "OK");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: hourly", "    plan: nightly-ful",
+                               "    cron: \"@hourly\""})),
+            "config line 9: schedules[1].plan: unknown plan 'nightly-ful'; "
+            "defined: hourly-allreduce, nightly-full");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: nightly", "    plan: nightly-full",
+                               "    cron: \"@hourly\""})),
+            "config line 8: schedules[1].name: duplicate schedule name "
+            "'nightly' (first at line 5)");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: bad", "    plan: nightly-full",
+                               "    cron: \"61 * * * *\""})),
+            "config line 10: schedules[1].cron: minute field '61' is out of "
+            "range 0-59");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: bad", "    plan: nightly-full",
+                               "    cron: \"* * * *\""})),
+            "config line 10: schedules[1].cron: expected 5 fields, got 4 "
+            "(minute hour day-of-month month day-of-week)");
+  EXPECT_EQ(
+      ErrorOf(WithPlans({"  - name: bad", "    plan: nightly-full",
+                         "    cron: \"@daily\"", "    timezone: Mars/Base"})),
+      "config line 11: schedules[1].timezone: unknown zone 'Mars/Base'; "
+      "use an IANA zone name such as UTC or Europe/Berlin");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: bad", "    cron: \"@daily\""})),
+            "config line 8: schedules[1]: missing required key 'plan'");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: Bad!", "    plan: nightly-full",
+                               "    cron: \"@daily\""})),
+            "config line 8: schedules[1].name: invalid schedule name 'Bad!'; "
+            "use 1 to 63 lowercase letters, digits, '_' or '-', starting "
+            "with a letter or digit");
+  EXPECT_EQ(ErrorOf(WithPlans({"  - name: busy", "    plan: nightly-full",
+                               "    cron: \"@daily\"",
+                               "    allow_busy_gpus: perhaps"})),
+            "config line 11: schedules[1].allow_busy_gpus: 'perhaps' is not "
+            "true or false");
+  EXPECT_EQ(ErrorOf(Yaml({"schedules:", "  - name: a", "    plan: p",
+                          "    cron: '@daily'"})),
+            "config line 3: schedules[0].plan: unknown plan 'p'; defined: "
+            "none");
+}
+
+TEST(CoordinatorConfigTest, SchedulesMayComeBeforePlans) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      Yaml({"schedules:", "  - {name: a, plan: p, cron: '@daily'}",
+            "plans:", "  p: {}", "timezone: America/New_York"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->schedules.size(), 1u);
+  EXPECT_EQ(config->schedules[0].cron, Cron("0 0 * * *", "America/New_York"));
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
