@@ -8,6 +8,7 @@
 #include "client/commands/agents_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
@@ -24,11 +25,16 @@ struct CommandSet {
   CLI::App* agents = nullptr;
   CLI::App* sweep = nullptr;
   CLI::App* abort = nullptr;
+  CLI::App* results = nullptr;
   SweepFlags sweep_flags;
+  ResultsFlags results_flags;
   std::string abort_sweep_id;
 };
 
 void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
+  auto* plan = sweep->add_option(
+      "--plan", f.plan,
+      "Run this plan from the coordinator's config (its spec and nodes)");
   sweep->add_option("--ops", f.ops, "Ops, comma-separated")
       ->delimiter(',')
       ->capture_default_str();
@@ -75,12 +81,36 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                   "Plain numbers in base units (s, B/s), no unit rows");
   sweep->add_flag("--fresh-comm", f.fresh_comm,
                   "Build a new communicator (measures its init time)");
+  // A plan carries its own spec: spec flags cannot be combined with it.
+  for (const char* name :
+       {"--ops", "--min-bytes", "--max-bytes", "--factor", "--step", "--dtype",
+        "--redop", "--root", "--iters", "--warmup", "--check", "--in-place",
+        "--out-of-place", "--both", "--graph", "--timeout"}) {
+    sweep->get_option(name)->excludes(plan);
+  }
 }
 
 void AddCommands(CLI::App& app, CommandSet& set) {
   set.agents = app.add_subcommand("agents", "List agents and their workers");
   set.sweep = app.add_subcommand("sweep", "Run a sweep and print results");
   AddSweepFlags(set.sweep, set.sweep_flags);
+  set.results = app.add_subcommand("results", "Show the sweep history");
+  auto* sweep_id = set.results->add_option(
+      "--sweep", set.results_flags.sweep_id, "One sweep, with every result");
+  set.results
+      ->add_option("--last", set.results_flags.last, "The newest N sweeps")
+      ->check(CLI::Range(1, 1000))
+      ->excludes(sweep_id)
+      ->capture_default_str();
+  set.results
+      ->add_option("--output", set.results_flags.output, "table, json or csv")
+      ->capture_default_str();
+  set.results
+      ->add_option("--bw-unit", set.results_flags.bw_unit,
+                   "GBps (bytes) or Gbps (bits)")
+      ->capture_default_str();
+  set.results->add_flag("--raw", set.results_flags.raw,
+                        "Plain numbers in base units");
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
                         "Sweep id (default: every running sweep)");
@@ -89,6 +119,9 @@ void AddCommands(CLI::App& app, CommandSet& set) {
 int RunSelected(const CommandSet& set, const std::string& coordinator) {
   if (set.agents->parsed()) return RunAgentsCommand(coordinator);
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
+  if (set.results->parsed()) {
+    return RunResultsCommand(coordinator, set.results_flags);
+  }
   if (set.abort->parsed()) {
     return RunAbortCommand(coordinator, set.abort_sweep_id);
   }

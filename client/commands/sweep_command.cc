@@ -85,6 +85,7 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
   v1::SweepRequest request;
   *request.mutable_spec() = common::SpecToProto(*spec);
   for (const std::string& node : flags.nodes) request.add_nodes(node);
+  request.set_plan(flags.plan);
   // No overall deadline: a sweep may run for hours. The coordinator bounds
   // every op and every silence, and Ctrl-C cancels the call (and so the
   // sweep).
@@ -101,9 +102,13 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
   while (reader->Read(&event)) {
     if (event.has_started()) {
       started = true;
-      auto steps = core::Expand(*spec, event.started().nranks());
+      // The spec that really runs (a plan's, when --plan was given).
+      const v1::SweepSpec& running =
+          event.started().has_spec() ? event.started().spec() : request.spec();
+      auto steps = core::Expand(common::SpecFromProto(running),
+                                event.started().nranks());
       total_steps = steps.ok() ? static_cast<int>(steps->size()) : 0;
-      printer->Begin(request.spec(), event.started());
+      printer->Begin(running, event.started());
     } else if (event.has_comm_ready()) {
       printer->CommReady(event.comm_ready());
     } else if (event.has_result()) {

@@ -30,6 +30,9 @@ struct SweepFlags {
   std::string bw_unit = "GBps";
   bool raw = false;
   bool fresh_comm = false;
+  // Run this plan of the coordinator's config (then the spec flags above
+  // must not be given).
+  std::string plan;
 };
 
 // Parses sizes and the timeout. Errors: INVALID_ARGUMENT naming the flag.

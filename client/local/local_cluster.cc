@@ -1,7 +1,9 @@
 #include "client/local/local_cluster.h"
 
+#include <signal.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -42,29 +44,8 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
   cluster->dir_ = dir_template;
   const std::string& dir = cluster->dir_;
 
-  common::SpawnOptions coord;
-  coord.argv = {options.bin_dir + "/fabricpulse-coordinator",
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--state-dir",
-                dir + "/state",
-                "--port-file",
-                dir + "/coordinator.ports"};
-  coord.env = options.env;
-  coord.log_file = dir + "/coordinator.log";
-  auto pid = common::Spawn(coord);
-  if (!pid.ok()) return pid.status();
-  cluster->coordinator_pid_ = *pid;
-  auto ports =
-      common::WaitForPortFile(dir + "/coordinator.ports", absl::Seconds(20));
-  if (!ports.ok()) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "coordinator did not start; see ", dir, "/coordinator.log"));
-  }
-  cluster->coordinator_ = ports->grpc;
-  cluster->metrics_ = ports->metrics;
+  absl::Status coordinator = cluster->StartCoordinator("127.0.0.1:0");
+  if (!coordinator.ok()) return coordinator;
   for (int i = 0; i < options.agents; ++i) {
     absl::Status started = cluster->StartAgent(i);
     if (!started.ok()) return started;
@@ -82,6 +63,43 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
       cluster->WaitReady(options.agents, options.ready_timeout);
   if (!ready.ok()) return ready;
   return cluster;
+}
+
+absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
+  const std::string ports_file = dir_ + "/coordinator.ports";
+  std::remove(ports_file.c_str());
+  common::SpawnOptions coord;
+  coord.argv = {options_.bin_dir + "/fabricpulse-coordinator",
+                "--listen",
+                listen,
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--state-dir",
+                dir_ + "/state",
+                "--port-file",
+                ports_file};
+  if (!options_.config_file.empty()) {
+    coord.argv.insert(coord.argv.end(), {"--config", options_.config_file});
+  }
+  coord.env = options_.env;
+  coord.log_file = dir_ + "/coordinator.log";
+  auto pid = common::Spawn(coord);
+  if (!pid.ok()) return pid.status();
+  coordinator_pid_ = *pid;
+  auto ports = common::WaitForPortFile(ports_file, absl::Seconds(20));
+  if (!ports.ok()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "coordinator did not start; see ", dir_, "/coordinator.log"));
+  }
+  coordinator_ = ports->grpc;
+  metrics_ = ports->metrics;
+  return absl::OkStatus();
+}
+
+absl::Status LocalCluster::CrashAndRestartCoordinator() {
+  kill(coordinator_pid_, SIGKILL);
+  common::WaitForExit(coordinator_pid_, absl::Seconds(10));
+  return StartCoordinator(coordinator_);
 }
 
 absl::Status LocalCluster::StartAgent(int index) {

@@ -21,6 +21,8 @@ struct LocalClusterOptions {
   int agents = 1;
   int ranks = 2;  // per agent
   std::string backend = "gloo";
+  // The coordinator's --config (empty: none).
+  std::string config_file;
   // Extra "NAME=value" environment for the daemons (and their workers).
   std::vector<std::string> env;
   absl::Duration ready_timeout = absl::Seconds(60);
@@ -50,12 +52,18 @@ class LocalCluster {
   const std::string& dir() const { return dir_; }
   std::string NodeName(int agent) const;
 
+  // Kills the coordinator with SIGKILL (no clean shutdown) and starts a new
+  // one on the same address and state folder, as a crash and a restart by a
+  // supervisor would. Errors: the new one did not start.
+  absl::Status CrashAndRestartCoordinator();
+
   // Waits until `agents` agents are alive with every worker ready.
   absl::Status WaitReady(int agents, absl::Duration timeout) const;
 
  private:
   LocalCluster() = default;
   absl::Status StartAgent(int index);
+  absl::Status StartCoordinator(const std::string& listen);
 
   LocalClusterOptions options_;
   std::string dir_;

@@ -10,7 +10,9 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_config.h"
+#include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/agent_service.h"
 #include "daemon/agent/backend_selection.h"
 #include "daemon/agent/registration.h"
@@ -21,7 +23,6 @@
 #include "daemon/common/process.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/core/log.h"
-#include "prometheus/counter.h"
 
 namespace fabricpulse::agent {
 namespace {
@@ -52,11 +53,8 @@ int Run(const AgentConfig& config) {
 
   auto metrics = common::MetricsServer::Start(config.metrics_listen, "agent");
   if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
-  auto& restarts = prometheus::BuildCounter()
-                       .Name("fabricpulse_agent_worker_restarts_total")
-                       .Help("Workers restarted after dying unexpectedly")
-                       .Register((*metrics)->registry())
-                       .Add({});
+  AgentMetrics agent_metrics((*metrics)->registry(), config.node_name);
+  agent_metrics.SetWorkers(static_cast<int>(gpus.size()), 0);
 
   SupervisorOptions sup;
   sup.worker_binary = common::ExecutableDir() + "/fabricpulse-worker";
@@ -65,20 +63,34 @@ int Run(const AgentConfig& config) {
   sup.host = host;
   sup.gpus = gpus;
   sup.boot_id = RandomId();
-  sup.on_restart = [&restarts](int) { restarts.Increment(); };
+  sup.on_restart = [&agent_metrics](int) { agent_metrics.WorkerRestarted(); };
   // Set before the supervisor starts, cleared after it stops.
   std::atomic<Registration*> registration_ptr{nullptr};
-  sup.on_change = [&registration_ptr](int) {
+  // Set before the supervisor starts; the supervisor outlives its monitors.
+  std::atomic<WorkerSupervisor*> supervisor_ptr{nullptr};
+  // Monitors report changes concurrently: taking the snapshot and setting
+  // the gauges under one lock keeps an older snapshot from being set last.
+  absl::Mutex workers_gauge_mu;
+  sup.on_change = [&registration_ptr, &supervisor_ptr, &workers_gauge_mu,
+                   &agent_metrics](int) {
+    if (WorkerSupervisor* s = supervisor_ptr.load()) {
+      absl::MutexLock lock(&workers_gauge_mu);
+      const std::vector<v1::WorkerInfo> workers = s->Snapshot();
+      int ready = 0;
+      for (const v1::WorkerInfo& w : workers) ready += w.ready() ? 1 : 0;
+      agent_metrics.SetWorkers(static_cast<int>(workers.size()), ready);
+    }
     if (Registration* r = registration_ptr.load()) r->Nudge();
   };
   WorkerSupervisor supervisor(sup);
+  supervisor_ptr = &supervisor;
 
   int port = 0;
   AgentIdentity identity;
   identity.node_name = config.node_name;
   identity.backend = backend;
   identity.backend_version = selection->version;
-  AgentServiceImpl service(identity, &supervisor);
+  AgentServiceImpl service(identity, &supervisor, &agent_metrics);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port);

@@ -7,7 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "daemon/common/spec_convert.h"
 #include "daemon/core/log.h"
+#include "daemon/core/op_traits.h"
+#include "daemon/core/sweep_spec.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
 namespace fabricpulse::agent {
@@ -30,8 +33,11 @@ struct Relay {
 }  // namespace
 
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
-                                   WorkerSupervisor* supervisor)
-    : identity_(std::move(identity)), supervisor_(supervisor) {}
+                                   WorkerSupervisor* supervisor,
+                                   AgentMetrics* metrics)
+    : identity_(std::move(identity)),
+      supervisor_(supervisor),
+      metrics_(metrics) {}
 
 std::string AgentServiceImpl::NodeName() const {
   absl::MutexLock lock(&mu_);
@@ -84,6 +90,16 @@ grpc::Status AgentServiceImpl::RunSweep(
     targets.push_back({a.rank(), channel});
   }
 
+  // The workers' step events carry only the step index: expand the spec as
+  // the workers do to label each rank's latency with its op and size. A spec
+  // that does not expand is rejected by the workers; no latency then.
+  std::vector<core::Step> steps;
+  if (metrics_ != nullptr) {
+    auto expanded =
+        core::Expand(common::SpecFromProto(request->spec()), request->nranks());
+    if (expanded.ok()) steps = *std::move(expanded);
+  }
+
   Relay relay;
   relay.writer = writer;
   std::vector<std::thread> threads;
@@ -115,8 +131,14 @@ grpc::Status AgentServiceImpl::RunSweep(
           out.mutable_comm_ready()->set_init_seconds(
               event.comm_ready().init_seconds());
         } else {
-          out.mutable_step()->set_step_index(event.step().step_index());
+          const int index = event.step().step_index();
+          out.mutable_step()->set_step_index(index);
           *out.mutable_step()->mutable_timing() = event.step().timing();
+          if (index >= 0 && index < static_cast<int>(steps.size())) {
+            metrics_->RankLatency(
+                target.rank, std::string(core::OpName(steps[index].op)),
+                steps[index].bytes, event.step().timing().mean_seconds());
+          }
         }
         absl::MutexLock lock(&relay.mu);
         if (!relay.failed) relay.writer->Write(out);

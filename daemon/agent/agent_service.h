@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
@@ -20,7 +21,11 @@ struct AgentIdentity {
 // Thread-safe.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
-  AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor);
+  // `supervisor` must outlive this object; so must `metrics` unless it is
+  // null (no metrics). With metrics, RunSweep sets each relayed rank's
+  // fabricpulse_agent_rank_latency_seconds.
+  AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor,
+                   AgentMetrics* metrics);
 
   // The agent's description, as Describe and registration report it.
   v1::AgentInfo Info() const;
@@ -45,6 +50,7 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   mutable absl::Mutex mu_;
   AgentIdentity identity_ ABSL_GUARDED_BY(mu_);
   WorkerSupervisor* const supervisor_;
+  AgentMetrics* const metrics_;  // nullable
 };
 
 }  // namespace fabricpulse::agent

@@ -111,20 +111,26 @@ void WorkerSupervisor::Monitor(int index) {
     int wstatus = 0;
     // Blocks until the worker exits; Stop() signals it to end this wait.
     waitpid(*pid, &wstatus, 0);
-    absl::MutexLock lock(&mu_);
-    Slot& slot = slots_[index];
-    slot.ready = false;
-    slot.pid = -1;
-    slot.channel.reset();
-    if (stopping_) return;
-    slot.restarts++;
-    common::ExitInfo info;
-    if (WIFEXITED(wstatus)) info.exit_code = WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus)) info.signal = WTERMSIG(wstatus);
-    FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
-                                "; restarting (restart ", slot.restarts, ")"));
+    {
+      absl::MutexLock lock(&mu_);
+      Slot& slot = slots_[index];
+      slot.ready = false;
+      slot.pid = -1;
+      slot.channel.reset();
+      if (stopping_) return;
+      slot.restarts++;
+      common::ExitInfo info;
+      if (WIFEXITED(wstatus)) info.exit_code = WEXITSTATUS(wstatus);
+      if (WIFSIGNALED(wstatus)) info.signal = WTERMSIG(wstatus);
+      FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
+                                  "; restarting (restart ", slot.restarts,
+                                  ")"));
+    }
+    // Outside the lock, as the header promises: callbacks may call
+    // Snapshot().
     if (options_.on_restart) options_.on_restart(index);
     if (options_.on_change) options_.on_change(index);
+    absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), backoff);
     backoff = std::min(backoff * 2, absl::Seconds(5));
   }

@@ -26,7 +26,8 @@ struct SupervisorOptions {
   std::vector<int> gpus;
   // A new incarnation id prefix per agent start.
   std::string boot_id;
-  // Called (from a monitor thread) each time a worker dies unexpectedly.
+  // Called (from a monitor thread, without locks held) each time a worker
+  // dies unexpectedly.
   std::function<void(int local_index)> on_restart;
   // Called (from a monitor thread, without locks held) when a worker
   // becomes ready or dies.

@@ -4,22 +4,27 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "daemon/common/address.h"
 #include "daemon/common/metrics_server.h"
 #include "daemon/common/port_file.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_service.h"
+#include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
 
 namespace fabricpulse::coordinator {
 namespace {
 
-struct CoordinatorConfig {
+struct CoordinatorFlags {
   std::string listen = "0.0.0.0:0";
   std::string metrics_listen = "0.0.0.0:0";
   std::string state_dir;
+  std::string config;
   std::string port_file;
 };
 
@@ -28,7 +33,7 @@ int Fail(const std::string& message) {
   return 2;
 }
 
-int Run(const CoordinatorConfig& config) {
+int Run(const CoordinatorFlags& config) {
   auto listen = common::ParseHostPort(config.listen, "--listen");
   if (!listen.ok()) return Fail(std::string(listen.status().message()));
   std::error_code ec;
@@ -36,6 +41,28 @@ int Run(const CoordinatorConfig& config) {
   if (ec || !std::filesystem::is_directory(config.state_dir)) {
     return Fail(absl::StrCat("--state-dir: cannot create '", config.state_dir,
                              "': ", ec.message()));
+  }
+  CoordinatorOptions options;
+  if (!config.config.empty()) {
+    // A bad config stops the coordinator here, naming the line and field.
+    auto loaded = core::LoadCoordinatorConfigFile(config.config);
+    if (!loaded.ok()) {
+      return Fail(absl::StrCat("--config ", config.config, ": ",
+                               loaded.status().message()));
+    }
+    options.config = std::move(*loaded);
+  }
+  auto history = HistoryStore::Open(config.state_dir + "/history.db");
+  if (!history.ok()) {
+    return Fail(absl::StrCat("--state-dir: ", history.status().message()));
+  }
+  // Sweeps that were running when the last coordinator stopped will never
+  // finish: they are marked interrupted, never lost.
+  auto interrupted = (*history)->MarkInterrupted(absl::Now());
+  if (interrupted.ok() && *interrupted > 0) {
+    FP_LOG_WARNING(absl::StrCat(*interrupted,
+                                " sweep(s) from before the restart marked "
+                                "interrupted"));
   }
   auto metrics =
       common::MetricsServer::Start(config.metrics_listen, "coordinator");
@@ -46,7 +73,7 @@ int Run(const CoordinatorConfig& config) {
   int port = 0;
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port);
-  CoordinatorServiceImpl service(CoordinatorOptions{}, &coordinator_metrics);
+  CoordinatorServiceImpl service(options, history->get(), &coordinator_metrics);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
@@ -64,7 +91,17 @@ int Run(const CoordinatorConfig& config) {
   }
   FP_LOG_INFO(absl::StrCat("listening on ", listen->host, ":", port,
                            ", metrics on ", (*metrics)->address()));
+  // Housekeeping: lost agents are noticed lazily by membership; refresh
+  // the agents gauge every second so a lost agent shows without a client.
+  absl::Notification stop;
+  std::thread housekeeping([&] {
+    while (!stop.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+      service.UpdateAgentMetrics();
+    }
+  });
   int sig = common::WaitForShutdownSignal();
+  stop.Notify();
+  housekeeping.join();
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": shutting down"));
   service.AbortAll();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -77,7 +114,7 @@ int Run(const CoordinatorConfig& config) {
 
 int main(int argc, char** argv) {
   fabricpulse::common::BlockShutdownSignals();
-  fabricpulse::coordinator::CoordinatorConfig config;
+  fabricpulse::coordinator::CoordinatorFlags config;
   CLI::App app{"fabricpulse-coordinator: runs FabricPulse sweeps"};
   app.add_option("--listen", config.listen,
                  "gRPC listen address HOST:PORT (:0 picks a free port)")
@@ -91,6 +128,9 @@ int main(int argc, char** argv) {
                  "Directory for the coordinator's state")
       ->envname("FABRICPULSE_STATE_DIR")
       ->required();
+  app.add_option("--config", config.config,
+                 "YAML file with plans and cron schedules")
+      ->envname("FABRICPULSE_CONFIG");
   app.add_option("--port-file", config.port_file,
                  "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
                  "listening")

@@ -1,31 +1,192 @@
 #include "daemon/coordinator/coordinator_metrics.h"
 
+#include <algorithm>
+#include <array>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/core/log.h"
+
 namespace fabricpulse::coordinator {
+namespace {
+
+constexpr std::array<const char*, 4> kOutcomes = {"succeeded", "failed",
+                                                  "aborted", "interrupted"};
+constexpr std::array<const char*, 2> kTriggers = {"cli", "schedule"};
+
+std::string PlanLabel(const std::string& plan) {
+  return plan.empty() ? "adhoc" : plan;
+}
+
+// A value outside the contract's closed set would be an unbounded label:
+// fall back to `fallback` (loudly) instead.
+template <size_t N>
+std::string Bounded(const std::string& value,
+                    const std::array<const char*, N>& allowed,
+                    const char* fallback, const char* what) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) {
+    return value;
+  }
+  FP_LOG_ERROR(absl::StrCat("metrics: unknown sweep ", what, " \"", value,
+                            "\", counted as \"", fallback, "\""));
+  return fallback;
+}
+
+prometheus::Family<prometheus::Gauge>& GaugeFamily(
+    prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
+}
+
+prometheus::Family<prometheus::Counter>& CounterFamily(
+    prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+}  // namespace
 
 CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
-    : sweeps_(prometheus::BuildCounter()
-                  .Name("fabricpulse_sweeps_total")
-                  .Help("Sweeps finished, by outcome")
-                  .Register(registry)),
-      succeeded_(sweeps_.Add({{"outcome", "succeeded"}})),
-      failed_(sweeps_.Add({{"outcome", "failed"}})),
-      aborted_(sweeps_.Add({{"outcome", "aborted"}})),
-      last_duration_(prometheus::BuildGauge()
-                         .Name("fabricpulse_last_sweep_duration_seconds")
-                         .Help("Wall time of the last finished sweep")
-                         .Register(registry)
-                         .Add({})) {}
+    : busbw_(GaugeFamily(registry, "fabricpulse_busbw_bytes_per_second",
+                         "Last measured bus bandwidth (nccl-tests busbw)")),
+      algbw_(GaugeFamily(registry, "fabricpulse_algbw_bytes_per_second",
+                         "Last measured algorithm bandwidth")),
+      latency_(
+          GaugeFamily(registry, "fabricpulse_latency_seconds",
+                      "Last time per op of the slowest rank, by stat (mean, "
+                      "p50, p99)")),
+      baseline_(GaugeFamily(registry,
+                            "fabricpulse_baseline_busbw_bytes_per_second",
+                            "Median busbw of the last good sweeps")),
+      regression_(
+          GaugeFamily(registry, "fabricpulse_regression",
+                      "1 while the last sweep's step is below baseline x "
+                      "threshold")),
+      regressions_(CounterFamily(registry, "fabricpulse_regressions_total",
+                                 "Steps found below baseline x threshold")),
+      sweeps_(CounterFamily(registry, "fabricpulse_sweeps_total",
+                            "Finished sweeps, by plan, trigger and outcome")),
+      sweep_duration_(
+          GaugeFamily(registry, "fabricpulse_sweep_duration_seconds",
+                      "Wall time of the plan's last finished sweep")),
+      last_success_timestamp_(
+          GaugeFamily(registry, "fabricpulse_last_success_timestamp_seconds",
+                      "Unix time of the plan's last successful sweep")),
+      last_sweep_success_(
+          GaugeFamily(registry, "fabricpulse_last_sweep_success",
+                      "Whether the plan's last sweep succeeded")),
+      comm_init_(GaugeFamily(registry, "fabricpulse_comm_init_seconds",
+                             "Last communicator init time (slowest rank)")),
+      agents_(GaugeFamily(registry, "fabricpulse_agents",
+                          "Registered agents by state")),
+      agents_alive_(agents_.Add({{"state", "alive"}})),
+      agents_lost_(agents_.Add({{"state", "lost"}})),
+      hangs_(
+          CounterFamily(registry, "fabricpulse_hangs_total",
+                        "Failed sweeps whose diagnosis named a culprit on this "
+                        "node")),
+      hang_culprit_(GaugeFamily(registry, "fabricpulse_hang_culprit",
+                                "1 for the culprit named by the last failed "
+                                "sweep's diagnosis")),
+      slowest_rank_(CounterFamily(registry, "fabricpulse_slowest_rank_total",
+                                  "Steps in which this rank was the slowest")) {
+}
 
-void CoordinatorMetrics::SweepFinished(const std::string& outcome,
-                                       double duration_seconds) {
-  if (outcome == "succeeded") {
-    succeeded_.Increment();
-  } else if (outcome == "aborted") {
-    aborted_.Increment();
-  } else {
-    failed_.Increment();
+void CoordinatorMetrics::RecordStep(const std::string& plan,
+                                    const v1::StepResult& result, int nranks,
+                                    double baseline_busbw, bool regression) {
+  const v1::StepKey& key = result.step();
+  const std::string plan_label = PlanLabel(plan);
+  const prometheus::Labels labels = {
+      {"plan", plan_label},
+      {"op", key.op()},
+      {"dtype", key.dtype()},
+      {"size", absl::StrCat(key.bytes())},
+      {"placement", key.in_place() ? "in_place" : "out_of_place"},
+      {"nranks", absl::StrCat(nranks)}};
+  busbw_.Add(labels).Set(result.busbw_bytes_per_second());
+  algbw_.Add(labels).Set(result.algbw_bytes_per_second());
+  const std::pair<const char*, double> stats[] = {
+      {"mean", result.time_seconds()},
+      {"p50", result.p50_seconds()},
+      {"p99", result.p99_seconds()}};
+  for (const auto& [stat, seconds] : stats) {
+    prometheus::Labels with_stat = labels;
+    with_stat.emplace("stat", stat);
+    latency_.Add(with_stat).Set(seconds);
   }
-  last_duration_.Set(duration_seconds);
+  {
+    absl::MutexLock lock(&removable_mu_);
+    if (baseline_busbw > 0) {
+      baseline_.Add(labels).Set(baseline_busbw);
+    } else if (baseline_.Has(labels)) {
+      // A stale baseline would keep alerts comparing against it.
+      baseline_.Remove(&baseline_.Add(labels));
+    }
+  }
+  regression_.Add(labels).Set(regression ? 1 : 0);
+  prometheus::Counter& regressions =
+      regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
+  if (regression) regressions.Increment();
+}
+
+void CoordinatorMetrics::SweepFinished(const std::string& plan,
+                                       const std::string& trigger,
+                                       const std::string& outcome,
+                                       double duration_seconds,
+                                       absl::Time finished) {
+  const std::string plan_label = PlanLabel(plan);
+  const std::string trigger_label =
+      Bounded(trigger, kTriggers, "cli", "trigger");
+  const std::string outcome_label =
+      Bounded(outcome, kOutcomes, "failed", "outcome");
+  // All outcomes exist from the first sweep on, so that increase() and
+  // rate() see the first failure of a plan.
+  for (const char* o : kOutcomes) {
+    prometheus::Counter& sweeps = sweeps_.Add(
+        {{"plan", plan_label}, {"trigger", trigger_label}, {"outcome", o}});
+    if (outcome_label == o) sweeps.Increment();
+  }
+  const prometheus::Labels labels = {{"plan", plan_label}};
+  sweep_duration_.Add(labels).Set(duration_seconds);
+  const bool succeeded = outcome_label == "succeeded";
+  last_sweep_success_.Add(labels).Set(succeeded ? 1 : 0);
+  if (succeeded) {
+    last_success_timestamp_.Add(labels).Set(
+        absl::ToDoubleSeconds(finished - absl::UnixEpoch()));
+  }
+}
+
+void CoordinatorMetrics::CommInit(int nranks, double seconds) {
+  comm_init_.Add({{"nranks", absl::StrCat(nranks)}}).Set(seconds);
+}
+
+void CoordinatorMetrics::SetAgents(int alive, int lost) {
+  agents_alive_.Set(alive);
+  agents_lost_.Set(lost);
+}
+
+void CoordinatorMetrics::HangCulprit(const std::string& node, int gpu,
+                                     int rank) {
+  hangs_.Add({{"node", node}}).Increment();
+  absl::MutexLock lock(&removable_mu_);
+  prometheus::Gauge& culprit =
+      hang_culprit_.Add({{"node", node},
+                         {"gpu", absl::StrCat(gpu)},
+                         {"rank", absl::StrCat(rank)}});
+  if (culprit_ != nullptr && culprit_ != &culprit) {
+    hang_culprit_.Remove(culprit_);
+  }
+  culprit.Set(1);
+  culprit_ = &culprit;
+}
+
+void CoordinatorMetrics::ClearHangCulprit() {
+  absl::MutexLock lock(&removable_mu_);
+  if (culprit_ == nullptr) return;
+  hang_culprit_.Remove(culprit_);
+  culprit_ = nullptr;
+}
+
+void CoordinatorMetrics::SlowestRank(const std::string& node, int rank) {
+  slowest_rank_.Add({{"node", node}, {"rank", absl::StrCat(rank)}}).Increment();
 }
 
 }  // namespace fabricpulse::coordinator

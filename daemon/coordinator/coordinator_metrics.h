@@ -1,28 +1,117 @@
-// The coordinator's Prometheus series (registered once, references cached).
+// The coordinator's Prometheus series (the contract is docs/metrics.md).
+//
+// Every family is registered once, at construction. A series (one label set)
+// is created the first time it is written and then lives until the process
+// ends, except the culprit and baseline series, which are removed when they
+// no longer apply. Label values come only from bounded domains (plan names,
+// op/dtype names, the plans' size schedules, rank counts, node names, GPU
+// indices and ranks), never from ids or timestamps, so the number of series
+// is bounded by the fleet and the configured plans, not by the number of
+// sweeps.
 #pragma once
 
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "fabricpulse/v1/types.pb.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 
 namespace fabricpulse::coordinator {
 
-// Thread-safe (prometheus-cpp metrics are).
+// Thread-safe: every method may be called from any thread, concurrently.
+// Scrapes never wait on the fabric: they read the values last written.
+// Label arguments that name a plan take "" as "adhoc".
 class CoordinatorMetrics {
  public:
+  // Registers the coordinator's families in `registry`, which must outlive
+  // this object. Throws (prometheus-cpp) only if a family of the same name
+  // but another type is already registered there: a programming error.
   explicit CoordinatorMetrics(prometheus::Registry& registry);
 
-  // outcome: succeeded, failed, aborted.
-  void SweepFinished(const std::string& outcome, double duration_seconds);
+  CoordinatorMetrics(const CoordinatorMetrics&) = delete;
+  CoordinatorMetrics& operator=(const CoordinatorMetrics&) = delete;
+
+  // One merged step of a finished sweep. `plan`: the plan name or "adhoc".
+  // Sets, for the labels {plan, op, dtype, size, placement, nranks} taken
+  // from result.step() (size: decimal bytes; placement: "in_place" or
+  // "out_of_place"):
+  //   fabricpulse_busbw_bytes_per_second, fabricpulse_algbw_bytes_per_second,
+  //   fabricpulse_latency_seconds{stat="mean"} = result.time_seconds (the
+  //     slowest rank's mean), {stat="p50"} = result.p50_seconds,
+  //     {stat="p99"} = result.p99_seconds,
+  //   fabricpulse_baseline_busbw_bytes_per_second = baseline_busbw when > 0;
+  //     when 0 (no baseline yet) the series is absent (removed if present),
+  //   fabricpulse_regression = regression ? 1 : 0,
+  // and increments fabricpulse_regressions_total{plan, op} when
+  // `regression` (the counter is created at 0 otherwise, so that increase()
+  // sees the first regression).
+  void RecordStep(const std::string& plan, const v1::StepResult& result,
+                  int nranks, double baseline_busbw, bool regression);
+
+  // A sweep finished. `trigger`: "cli" or "schedule"; `outcome`:
+  // "succeeded", "failed", "aborted" or "interrupted". Other values are a
+  // caller bug: they are logged and counted as trigger "cli" / outcome
+  // "failed", so that the label values stay bounded.
+  // Increments fabricpulse_sweeps_total{plan, trigger, outcome} (creating
+  // the plan's and trigger's other outcomes at 0), sets
+  // fabricpulse_sweep_duration_seconds{plan} and
+  // fabricpulse_last_sweep_success{plan} (1 only for "succeeded"), and on
+  // success sets fabricpulse_last_success_timestamp_seconds{plan} to
+  // `finished` (unix seconds).
+  void SweepFinished(const std::string& plan, const std::string& trigger,
+                     const std::string& outcome, double duration_seconds,
+                     absl::Time finished);
+
+  // Sets fabricpulse_comm_init_seconds{nranks}: the last communicator init
+  // time (slowest rank) of a communicator of `nranks` ranks.
+  void CommInit(int nranks, double seconds);
+
+  // Sets fabricpulse_agents{state="alive"} and {state="lost"}.
+  void SetAgents(int alive, int lost);
+
+  // The diagnosis of a failed sweep named this culprit (`gpu` -1 for CPU
+  // ranks, exported as gpu="-1"). Increments fabricpulse_hangs_total{node}
+  // and sets fabricpulse_hang_culprit{node, gpu, rank} to 1, removing the
+  // series of the previously named culprit, so that at most one culprit
+  // series exists.
+  void HangCulprit(const std::string& node, int gpu, int rank);
+
+  // Removes the fabricpulse_hang_culprit series, if any: for a failed sweep
+  // whose diagnosis named no culprit. Idempotent.
+  void ClearHangCulprit();
+
+  // Increments fabricpulse_slowest_rank_total{node, rank}: `rank` on `node`
+  // was the slowest rank of one step.
+  void SlowestRank(const std::string& node, int rank);
 
  private:
+  prometheus::Family<prometheus::Gauge>& busbw_;
+  prometheus::Family<prometheus::Gauge>& algbw_;
+  prometheus::Family<prometheus::Gauge>& latency_;
+  prometheus::Family<prometheus::Gauge>& baseline_;
+  prometheus::Family<prometheus::Gauge>& regression_;
+  prometheus::Family<prometheus::Counter>& regressions_;
   prometheus::Family<prometheus::Counter>& sweeps_;
-  prometheus::Counter& succeeded_;
-  prometheus::Counter& failed_;
-  prometheus::Counter& aborted_;
-  prometheus::Gauge& last_duration_;
+  prometheus::Family<prometheus::Gauge>& sweep_duration_;
+  prometheus::Family<prometheus::Gauge>& last_success_timestamp_;
+  prometheus::Family<prometheus::Gauge>& last_sweep_success_;
+  prometheus::Family<prometheus::Gauge>& comm_init_;
+  prometheus::Family<prometheus::Gauge>& agents_;
+  prometheus::Gauge& agents_alive_;
+  prometheus::Gauge& agents_lost_;
+  prometheus::Family<prometheus::Counter>& hangs_;
+  prometheus::Family<prometheus::Gauge>& hang_culprit_;
+  prometheus::Family<prometheus::Counter>& slowest_rank_;
+
+  // Serializes the series that are ever removed (baseline, culprit), so that
+  // no thread writes a series another thread has just removed.
+  absl::Mutex removable_mu_;
+  prometheus::Gauge* culprit_ ABSL_GUARDED_BY(removable_mu_) = nullptr;
 };
 
 }  // namespace fabricpulse::coordinator

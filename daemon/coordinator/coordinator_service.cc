@@ -3,10 +3,13 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/common/spec_convert.h"
+#include "daemon/coordinator/history_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
 
@@ -68,8 +71,10 @@ std::string OutcomeName(const absl::Status& status) {
 }  // namespace
 
 CoordinatorServiceImpl::CoordinatorServiceImpl(CoordinatorOptions options,
+                                               HistoryStore* history,
                                                CoordinatorMetrics* metrics)
     : options_(std::move(options)),
+      history_(history),
       metrics_(metrics),
       membership_(options_.agent_lease) {}
 
@@ -92,6 +97,7 @@ grpc::Status CoordinatorServiceImpl::Register(
   response->set_membership_epoch(registered->epoch);
   response->set_heartbeat_interval_seconds(
       absl::ToDoubleSeconds(options_.heartbeat_interval));
+  UpdateAgentMetrics();
   return grpc::Status::OK;
 }
 
@@ -104,12 +110,23 @@ grpc::Status CoordinatorServiceImpl::Heartbeat(
       membership_.Heartbeat(request->agent_id(), workers));
 }
 
+void CoordinatorServiceImpl::UpdateAgentMetrics() {
+  int alive = 0, lost = 0;
+  for (const v1::AgentInfo& info : membership_.List()) {
+    (info.state() == "lost" ? lost : alive)++;
+  }
+  metrics_->SetAgents(alive, lost);
+}
+
 grpc::Status CoordinatorServiceImpl::ListAgents(
     grpc::ServerContext* context, const v1::ListAgentsRequest* request,
     v1::ListAgentsResponse* response) {
+  int alive = 0, lost = 0;
   for (const v1::AgentInfo& info : membership_.List()) {
     *response->add_agents() = info;
+    (info.state() == "lost" ? lost : alive)++;
   }
+  metrics_->SetAgents(alive, lost);
   response->set_membership_epoch(membership_.epoch());
   return grpc::Status::OK;
 }
@@ -134,9 +151,26 @@ grpc::Status CoordinatorServiceImpl::KvGet(grpc::ServerContext* context,
 
 absl::StatusOr<SweepPlan> CoordinatorServiceImpl::Plan(
     const v1::SweepRequest& request) {
-  const core::SweepSpec spec = common::SpecFromProto(request.spec());
+  core::SweepSpec spec = common::SpecFromProto(request.spec());
   std::vector<std::string> nodes(request.nodes().begin(),
                                  request.nodes().end());
+  std::string plan_name = "adhoc";
+  if (!request.plan().empty()) {
+    auto it = options_.config.plans.find(request.plan());
+    if (it == options_.config.plans.end()) {
+      std::vector<std::string> names;
+      for (const auto& [name, plan] : options_.config.plans) {
+        names.push_back(name);
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan: unknown plan '", request.plan(), "'; defined: ",
+          names.empty() ? "none (start the coordinator with --config)"
+                        : absl::StrJoin(names, ", ")));
+    }
+    plan_name = it->first;
+    spec = it->second.spec;
+    if (nodes.empty()) nodes = it->second.nodes;
+  }
   auto agents = membership_.Select(nodes);
   if (!agents.ok()) return agents.status();
   absl::Status fresh = Refresh(*agents, channels_);
@@ -161,6 +195,18 @@ absl::StatusOr<SweepPlan> CoordinatorServiceImpl::Plan(
   if (!steps.ok()) return steps.status();
   plan.steps = std::move(*steps);
   plan.sweep_id = NewSweepId();
+  plan.plan_name = plan_name;
+  plan.backend_version = agents->front().backend_version();
+  std::vector<std::string> parts;
+  for (const v1::AgentInfo& a : *agents) {
+    parts.push_back(absl::StrCat(a.node_name(), "x", a.workers_size()));
+  }
+  plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));
+  for (const v1::AgentInfo& a : *agents) {
+    for (int i = 0; i < a.workers_size(); ++i) {
+      plan.rank_nodes.push_back(a.node_name());
+    }
+  }
   plan.comm_id = naming_.CommId(*agents, membership_.epoch());
   plan.spec = common::SpecToProto(spec);
   plan.agents = std::move(*agents);
@@ -173,39 +219,107 @@ absl::StatusOr<SweepPlan> CoordinatorServiceImpl::Plan(
   return plan;
 }
 
-grpc::Status CoordinatorServiceImpl::RunSweep(
-    grpc::ServerContext* context, const v1::SweepRequest* request,
-    grpc::ServerWriter<v1::SweepEvent>* writer) {
-  auto plan = Plan(*request);
-  if (!plan.ok()) return common::ToGrpcStatus(plan.status());
+void CoordinatorServiceImpl::RecordResult(const SweepPlan& plan,
+                                          v1::StepResult& result) {
+  const v1::StepKey& key = result.step();
+  auto baseline = history_->Baseline(
+      plan.plan_name, key.op(), key.dtype(), key.bytes(), plan.nranks,
+      plan.topology, key.in_place(), options_.config.baseline_window);
+  if (baseline.ok() && *baseline > 0) {
+    result.set_baseline_busbw_bytes_per_second(*baseline);
+    result.set_regression(result.busbw_bytes_per_second() <
+                          *baseline * options_.config.regression_threshold);
+  }
+  metrics_->RecordStep(plan.plan_name, result, plan.nranks,
+                       result.baseline_busbw_bytes_per_second(),
+                       result.regression());
+  const int slowest = result.slowest_rank();
+  if (slowest >= 0 && slowest < static_cast<int>(plan.rank_nodes.size())) {
+    metrics_->SlowestRank(plan.rank_nodes[slowest], slowest);
+  }
+  absl::Status stored =
+      history_->AddStep(StepRecordFromResult(plan.sweep_id, result));
+  if (!stored.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", stored.message()));
+  }
+}
+
+absl::Status CoordinatorServiceImpl::ExecuteSweep(
+    const v1::SweepRequest& request, const std::string& trigger,
+    const SweepSink& sink, const std::function<bool()>& cancelled) {
+  auto plan = Plan(request);
+  if (!plan.ok()) return plan.status();
   std::vector<std::string> nodes;
   for (const v1::AgentInfo& a : plan->agents) nodes.push_back(a.node_name());
   absl::Status reserved = membership_.Reserve(nodes, plan->sweep_id);
-  if (!reserved.ok()) return common::ToGrpcStatus(reserved);
+  if (!reserved.ok()) return reserved;
 
-  const std::string sweep_id = plan->sweep_id;
-  const std::vector<v1::AgentInfo> agents = plan->agents;
+  const SweepPlan info = *plan;  // what the sink needs; the runner owns plan
+  const std::string& sweep_id = info.sweep_id;
+  SweepRecord record;
+  record.id = sweep_id;
+  record.plan = info.plan_name;
+  record.trigger = trigger;
+  record.spec_json = SpecToJson(info.spec);
+  record.nodes = nodes;
+  record.nranks = info.nranks;
+  record.topology = info.topology;
+  record.backend = info.backend;
+  record.backend_version = info.backend_version;
+  record.started = absl::Now();
+  record.status = kSweepRunning;
+  absl::Status begun = history_->BeginSweep(record);
+  if (!begun.ok()) {
+    membership_.Release(nodes);
+    return absl::InternalError(
+        absl::StrCat("history: cannot record the sweep: ", begun.message()));
+  }
   auto runner = std::make_shared<SweepRunner>(std::move(*plan), &channels_);
   {
     absl::MutexLock lock(&mu_);
     running_[sweep_id] = runner;
     sweeps_started_++;
   }
-  FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " started on ", nodes.size(),
-                           " node(s)"));
+  FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " (", info.plan_name, ", ",
+                           trigger, ") started on ", nodes.size(), " node(s)"));
   const absl::Time start = absl::Now();
   absl::Status status = runner->Run(
-      [writer](const v1::SweepEvent& event) { return writer->Write(event); },
-      [context] { return context->IsCancelled(); });
+      [&](const v1::SweepEvent& event) {
+        if (event.has_result()) {
+          v1::SweepEvent copy = event;
+          RecordResult(info, *copy.mutable_result());
+          return sink(copy);
+        }
+        if (event.has_comm_ready()) {
+          history_
+              ->RecordComm(sweep_id, event.comm_ready().init_seconds(),
+                           event.comm_ready().reused())
+              .IgnoreError();
+          if (!event.comm_ready().reused()) {
+            metrics_->CommInit(info.nranks, event.comm_ready().init_seconds());
+          }
+        }
+        return sink(event);
+      },
+      cancelled);
   const double duration = absl::ToDoubleSeconds(absl::Now() - start);
-  if (!status.ok()) naming_.Retire(agents);
+  if (!status.ok()) naming_.Retire(info.agents);
   {
     absl::MutexLock lock(&mu_);
     running_.erase(sweep_id);
   }
   membership_.Release(nodes);
   const std::string outcome = OutcomeName(status);
-  metrics_->SweepFinished(outcome, duration);
+  absl::Status finished_ok = history_->FinishSweep(
+      sweep_id, outcome, status.message(), "", absl::Now());
+  if (!finished_ok.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
+  }
+  metrics_->SweepFinished(
+      info.plan_name,
+      absl::StartsWith(trigger, "schedule") ? "schedule" : "cli", outcome,
+      duration, absl::Now());
+  UpdateAgentMetrics();
   FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " ", outcome,
                            status.ok() ? "" : ": ",
                            status.ok() ? "" : status.message()));
@@ -214,8 +328,48 @@ grpc::Status CoordinatorServiceImpl::RunSweep(
   finished.mutable_finished()->set_status(outcome);
   finished.mutable_finished()->set_error(std::string(status.message()));
   finished.mutable_finished()->set_duration_seconds(duration);
-  writer->Write(finished);
-  return common::ToGrpcStatus(status);
+  sink(finished);
+  return status;
+}
+
+grpc::Status CoordinatorServiceImpl::RunSweep(
+    grpc::ServerContext* context, const v1::SweepRequest* request,
+    grpc::ServerWriter<v1::SweepEvent>* writer) {
+  return common::ToGrpcStatus(ExecuteSweep(
+      *request, "cli",
+      [writer](const v1::SweepEvent& event) { return writer->Write(event); },
+      [context] { return context->IsCancelled(); }));
+}
+
+grpc::Status CoordinatorServiceImpl::ListSweeps(
+    grpc::ServerContext* context, const v1::ListSweepsRequest* request,
+    v1::ListSweepsResponse* response) {
+  const int last = request->last() == 0 ? 20 : request->last();
+  if (last < 1 || last > 1000) {
+    return grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("last: ", last, " is out of range; allowed: 1 to 1000"));
+  }
+  auto sweeps = history_->ListSweeps(last);
+  if (!sweeps.ok()) return common::ToGrpcStatus(sweeps.status());
+  for (const SweepRecord& r : *sweeps) {
+    auto full = history_->GetSweep(r.id);
+    *response->add_sweeps() =
+        SummaryFromRecord(r, full.ok() ? &full->steps : nullptr);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::GetSweep(
+    grpc::ServerContext* context, const v1::GetSweepRequest* request,
+    v1::GetSweepResponse* response) {
+  auto sweep = history_->GetSweep(request->sweep_id());
+  if (!sweep.ok()) return common::ToGrpcStatus(sweep.status());
+  *response->mutable_sweep() = SummaryFromRecord(sweep->sweep, &sweep->steps);
+  for (const StepRecord& s : sweep->steps) {
+    *response->add_results() = ResultFromStepRecord(s);
+  }
+  return grpc::Status::OK;
 }
 
 grpc::Status CoordinatorServiceImpl::AbortSweep(

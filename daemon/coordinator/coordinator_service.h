@@ -11,12 +11,16 @@
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/membership.h"
 #include "daemon/coordinator/rendezvous_store.h"
+#include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_runner.h"
+#include "daemon/core/coordinator_config.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
 namespace fabricpulse::coordinator {
 
 struct CoordinatorOptions {
+  // Plans, schedules, baseline window and regression threshold.
+  core::CoordinatorConfig config;
   absl::Duration heartbeat_interval = absl::Seconds(1);
   absl::Duration agent_lease = absl::Seconds(5);
 };
@@ -24,11 +28,25 @@ struct CoordinatorOptions {
 // Thread-safe.
 class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
  public:
-  CoordinatorServiceImpl(CoordinatorOptions options,
+  // `history` and `metrics` outlive the service.
+  CoordinatorServiceImpl(CoordinatorOptions options, HistoryStore* history,
                          CoordinatorMetrics* metrics);
+
+  // Runs a sweep to its end (the RunSweep RPC and the scheduler both come
+  // here): plans it, reserves the members, records it in the history,
+  // streams its events to `sink`, merges baselines and regressions into
+  // each result, exports metrics. `trigger` is "cli" or "schedule:<name>".
+  // Errors: see RunSweep in coordinator.proto.
+  absl::Status ExecuteSweep(const v1::SweepRequest& request,
+                            const std::string& trigger, const SweepSink& sink,
+                            const std::function<bool()>& cancelled);
 
   // Address workers use to reach the rendezvous store.
   void SetAdvertisedAddress(const std::string& address);
+  // Refreshes the agents-by-state gauge (membership marks lost agents
+  // lazily: call it periodically so that a lost agent shows without a
+  // client asking).
+  void UpdateAgentMetrics();
   // Aborts every running sweep (shutdown). Idempotent.
   void AbortAll();
 
@@ -53,6 +71,12 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
   grpc::Status AbortSweep(grpc::ServerContext* context,
                           const v1::AbortSweepRequest* request,
                           v1::AbortSweepResponse* response) override;
+  grpc::Status ListSweeps(grpc::ServerContext* context,
+                          const v1::ListSweepsRequest* request,
+                          v1::ListSweepsResponse* response) override;
+  grpc::Status GetSweep(grpc::ServerContext* context,
+                        const v1::GetSweepRequest* request,
+                        v1::GetSweepResponse* response) override;
   grpc::Status Stats(grpc::ServerContext* context,
                      const v1::CoordinatorStatsRequest* request,
                      v1::CoordinatorStatsResponse* response) override;
@@ -61,8 +85,12 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
   // Validates the request and builds the plan (fresh agent descriptions,
   // ranks, comm id). Errors: see RunSweep in coordinator.proto.
   absl::StatusOr<SweepPlan> Plan(const v1::SweepRequest& request);
+  // Fills baseline and regression of `result` from the history, and
+  // records and exports it.
+  void RecordResult(const SweepPlan& plan, v1::StepResult& result);
 
   const CoordinatorOptions options_;
+  HistoryStore* const history_;
   CoordinatorMetrics* const metrics_;
   common::ChannelPool channels_;
   Membership membership_;

@@ -92,6 +92,8 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
   started.mutable_started()->set_nranks(plan_.nranks);
   started.mutable_started()->set_backend(plan_.backend);
   started.mutable_started()->set_comm_id(plan_.comm_id);
+  *started.mutable_started()->mutable_spec() = plan_.spec;
+  started.mutable_started()->set_plan(plan_.plan_name);
   for (const v1::AgentInfo& a : plan_.agents) {
     started.mutable_started()->add_nodes(a.node_name());
   }

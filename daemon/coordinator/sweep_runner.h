@@ -19,6 +19,12 @@ namespace fabricpulse::coordinator {
 
 struct SweepPlan {
   std::string sweep_id;
+  std::string plan_name;  // "adhoc" for sweeps without a plan
+  // Backend, then node x ranks, sorted: baselines compare like with like.
+  std::string topology;
+  std::string backend_version;
+  // Node of each global rank, for naming the slowest rank's node.
+  std::vector<std::string> rank_nodes;
   std::string comm_id;
   v1::SweepSpec spec;                 // as sent to the workers
   std::vector<core::Step> steps;      // expanded for nranks

@@ -2,11 +2,21 @@
 # Builds the FabricPulse container image from deploy/docker/Dockerfile with
 # podman (no daemon, no registry: the Debian base is made here with
 # debootstrap and imported as localhost/debian:bookworm, its tarball cached in
-# .tools/image/ so it is made once), then runs it:
-#   1. `fabricpulse local sweep --max-bytes 64K` (Gloo, CPU) prints a real
+# .tools/image/ so it is made once; it is both BUILD_BASE and RUNTIME_BASE),
+# then runs it:
+#   1. the binaries run from the relocatable bundle (scripts/bundle.sh) in
+#      /opt/fabricpulse: every shared library they load comes from the bundle
+#      except glibc's, so the base needs nothing but glibc >= 2.36 (the
+#      production default is nvidia/cuda:13.0.0-runtime-ubuntu24.04);
+#   2. `fabricpulse local sweep --max-bytes 64K` (Gloo, CPU) prints a real
 #      nccl-tests style table: every size 8..65536, no wrong elements;
-#   2. the image runs as uid 65532 and carries no compiler;
-#   3. the production path under the chart's coordinator security context
+#   3. the image runs as uid 65532 and carries no compiler;
+#   4. time zones: the coordinator accepts a config whose timezone is
+#      America/New_York (Abseil reads /usr/share/zoneinfo), in this image and
+#      in one built on the same base with tzdata removed (as ubuntu:24.04 and
+#      the CUDA images are), where the Dockerfile must bring the zoneinfo tree
+#      itself;
+#   5. the production path under the chart's coordinator security context
 #      (read-only root, all capabilities dropped, uid 65532, tmpfs /tmp): a
 #      coordinator container, an agent started in it, `agents` lists it, a
 #      sweep through the coordinator succeeds, and the image's HEALTHCHECK
@@ -67,6 +77,7 @@ fi
 echo "ok: $base"
 
 tag="${FABRICPULSE_IMAGE:-localhost/fabricpulse:test}"
+notz_tag="$tag-notzdata"
 jobs="${FABRICPULSE_JOBS:-$(nproc)}"
 step "podman build -f deploy/docker/Dockerfile -t $tag (jobs=$jobs)"
 build_start=$SECONDS
@@ -77,7 +88,7 @@ podman build --pull=never --format docker --network host \
   --build-arg FABRICPULSE_JOBS="$jobs" \
   -f deploy/docker/Dockerfile -t "$tag" . >"$image_dir/build.log" 2>&1 \
   || { tail -40 "$image_dir/build.log"; fail "podman build (log: $image_dir/build.log)"; }
-grep -E '^runtime packages:' "$image_dir/build.log" || true
+grep -E '^(bundle|zoneinfo):' "$image_dir/build.log" || true
 echo "ok: built in $((SECONDS - build_start)) s, $(podman image inspect "$tag" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
 
 # podman cannot arm its healthcheck timer without systemd and says so on
@@ -86,7 +97,7 @@ run() { podman run "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
 
 cleanup() {
   podman rm -f -t 2 fp-image-test >/dev/null 2>&1 || true
-  [ "${KEEP_IMAGE:-0}" = 1 ] || podman rmi -f "$tag" >/dev/null 2>&1 || true
+  [ "${KEEP_IMAGE:-0}" = 1 ] || podman rmi -f "$tag" "$notz_tag" >/dev/null 2>&1 || true
   # The build stage (~1 GB, with the toolchain) is left as a dangling image
   # after every build; the ccache mount keeps recompiles fast without it.
   [ "${KEEP_BUILD_CACHE:-0}" = 1 ] || podman image prune -f >/dev/null 2>&1 || true
@@ -101,6 +112,21 @@ healthcheck="$(podman image inspect "$tag" --format '{{json .Config.Healthcheck}
 run --rm --network none "$tag" sh -c '! command -v c++ && ! command -v cmake && [ "$(id -u)" = 65532 ]' \
   || fail "the runtime image has a compiler or does not run as 65532"
 echo "ok: user 65532, HEALTHCHECK set, no toolchain"
+
+step "bundle: every library from /opt/fabricpulse except glibc's"
+# The Dockerfile checks this too; checked here on the finished image so that
+# the test does not rest on that check staying in the Dockerfile.
+libs="$(run --rm --network none "$tag" sh -c 'command -v fabricpulse-worker &&
+  cd /opt/fabricpulse/bin && ldd "$PWD/fabricpulse" "$PWD/fabricpulse-coordinator" \
+    "$PWD/fabricpulse-agent" "$PWD/fabricpulse-worker"' 2>&1)" \
+  || { echo "$libs"; fail "ldd in the image"; }
+[ "$(echo "$libs" | head -1)" = /opt/fabricpulse/bin/fabricpulse-worker ] \
+  || fail "fabricpulse-worker is not /opt/fabricpulse/bin/fabricpulse-worker on PATH: $(echo "$libs" | head -1)"
+outside="$(echo "$libs" | awk '
+  /not found/ { print; next }
+  $2 == "=>" && index($3, "/opt/fabricpulse/") != 1 && $1 !~ /^lib(c|m|pthread|dl|rt)\.so/ { print }')"
+[ -z "$outside" ] || { echo "$outside"; fail "libraries missing or from the base image, not the bundle"; }
+echo "ok: $(echo "$libs" | awk '$2 == "=>" && index($3, "/opt/fabricpulse/") == 1 { print $1 }' | sort -u | wc -l) libraries from the bundle, only glibc from the base"
 
 step "podman run $tag fabricpulse local sweep --max-bytes 64K"
 out="$(run --rm --network none "$tag" fabricpulse local sweep --max-bytes 64K)" \
@@ -160,6 +186,52 @@ agent_metrics="$(podman exec fp-image-test bash -c 'exec 3<>/dev/tcp/127.0.0.1/9
   printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && timeout 5 cat <&3' || true)"
 grep -q '^fabricpulse_build_info{.*component="agent"' <<<"$agent_metrics" || fail "agent /metrics"
 echo "ok: agent registered, sweep succeeded, agent /metrics answers"
+
+step "time zones: the coordinator loads a schedule zone other than UTC"
+# UTC is built into Abseil; any other zone is read from /usr/share/zoneinfo.
+tz_config="$image_dir/coordinator-new-york.yaml"
+sed 's#^timezone: .*#timezone: America/New_York#' deploy/config/coordinator.yaml >"$tz_config"
+grep -q '^timezone: America/New_York$' "$tz_config" \
+  || fail "deploy/config/coordinator.yaml has no top-level timezone: line to change"
+check_zone() {  # IMAGE: the coordinator must still be serving after 5 s
+  local rc=0
+  run --rm --network none -v "$tz_config:/etc/fabricpulse/coordinator.yaml:ro" \
+    -e FABRICPULSE_CONFIG=/etc/fabricpulse/coordinator.yaml "$1" \
+    timeout 5 fabricpulse-coordinator --listen 127.0.0.1:7070 \
+      --metrics-listen 127.0.0.1:9400 --state-dir /tmp >"$image_dir/tz.log" 2>&1 || rc=$?
+  if [ "$rc" != 124 ] || ! grep -q 'listening on' "$image_dir/tz.log"; then
+    cat "$image_dir/tz.log"; fail "$1: the coordinator refused timezone America/New_York (rc $rc)"
+  fi
+}
+check_zone "$tag"
+echo "ok: America/New_York loads in $tag"
+
+step "time zones on a base without tzdata (as ubuntu:24.04 and nvidia/cuda are)"
+# The same Debian base with tzdata purged; only the runtime stage is rebuilt
+# (the build stage's layers are reused).
+notz_base=localhost/debian:bookworm-notzdata
+if ! podman image exists "$notz_base"; then
+  notz_ctx="$(mktemp -d)"
+  printf 'FROM %s\nRUN DEBIAN_FRONTEND=noninteractive dpkg --purge tzdata && rm -rf /usr/share/zoneinfo\n' \
+    "$base" >"$notz_ctx/Containerfile"
+  podman build --pull=never --format docker --network none -t "$notz_base" "$notz_ctx" \
+    >"$image_dir/build-notzdata-base.log" 2>&1 \
+    || { tail -20 "$image_dir/build-notzdata-base.log"; fail "making $notz_base"; }
+  rm -rf "$notz_ctx"
+fi
+run --rm --network none "$notz_base" sh -c '! [ -e /usr/share/zoneinfo ]' \
+  || fail "$notz_base still has /usr/share/zoneinfo"
+build_start=$SECONDS
+podman build --pull=never --format docker --network host \
+  --build-arg BUILD_BASE="$base" --build-arg RUNTIME_BASE="$notz_base" \
+  --build-arg FABRICPULSE_JOBS="$jobs" \
+  -f deploy/docker/Dockerfile -t "$notz_tag" . >"$image_dir/build-notzdata.log" 2>&1 \
+  || { tail -40 "$image_dir/build-notzdata.log"; fail "podman build on $notz_base (log: $image_dir/build-notzdata.log)"; }
+grep -E '^zoneinfo:' "$image_dir/build-notzdata.log" || true
+run --rm --network none "$notz_tag" sh -c '[ -f /usr/share/zoneinfo/America/New_York ]' \
+  || fail "$notz_tag has no /usr/share/zoneinfo/America/New_York"
+check_zone "$notz_tag"
+echo "ok: built in $((SECONDS - build_start)) s; the image brings its zoneinfo and America/New_York loads"
 
 echo
 echo "check_image: all checks passed in $((SECONDS - t0)) s"

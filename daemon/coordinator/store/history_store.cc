@@ -159,6 +159,24 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
   return txn.Commit();
 }
 
+absl::Status HistoryStore::RecordComm(absl::string_view id, double init_seconds,
+                                      bool reused) {
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));
+  FP_ASSIGN_OR_RETURN(std::string current, SweepStatus(db_, id));
+  (void)current;  // exists
+  FP_ASSIGN_OR_RETURN(
+      Statement update,
+      Statement::Prepare(db_,
+                         "UPDATE sweeps SET comm_init_seconds = ?, "
+                         "comm_reused = ? WHERE id = ?"));
+  update.BindDouble(1, init_seconds);
+  update.BindInt(2, reused ? 1 : 0);
+  update.BindText(3, id);
+  FP_RETURN_IF_ERROR(update.Run());
+  return txn.Commit();
+}
+
 absl::Status HistoryStore::FinishSweep(absl::string_view id,
                                        absl::string_view status,
                                        absl::string_view error,

@@ -129,6 +129,10 @@ class HistoryStore {
   // INVALID_ARGUMENT for any other status; NOT_FOUND for an unknown id;
   // FAILED_PRECONDITION when the sweep is not running (already finished or
   // marked interrupted).
+  // Records the sweep's communicator: built (init time of the slowest
+  // rank) or reused. Errors: NOT_FOUND unknown id.
+  absl::Status RecordComm(absl::string_view id, double init_seconds,
+                          bool reused);
   absl::Status FinishSweep(absl::string_view id, absl::string_view status,
                            absl::string_view error, absl::string_view diagnosis,
                            absl::Time finished);

@@ -208,8 +208,9 @@ Statement::Statement(Statement&& other) noexcept
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 void Statement::BindText(int index, absl::string_view value) {
-  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                    SQLITE_TRANSIENT);
+  // An empty view may have a null data(), which SQLite stores as NULL.
+  sqlite3_bind_text(stmt_, index, value.data() != nullptr ? value.data() : "",
+                    static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
 
 void Statement::BindInt(int index, int64_t value) {

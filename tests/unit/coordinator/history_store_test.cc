@@ -184,6 +184,22 @@ TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   ExpectSameStep(got->steps[1], big);
 }
 
+TEST_F(HistoryStoreTest, FinishesWithAnEmptyErrorAndRecordsTheComm) {
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_TRUE(store->BeginSweep(MakeSweep("s1", 10)).ok());
+  ASSERT_TRUE(store->RecordComm("s1", 0.25, false).ok());
+  // absl::Status::message() of an OK status: an empty view with null data.
+  ASSERT_TRUE(
+      store->FinishSweep("s1", "succeeded", absl::string_view(), "", T(20))
+          .ok());
+  absl::StatusOr<SweepWithSteps> got = store->GetSweep("s1");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->sweep.status, "succeeded");
+  EXPECT_EQ(got->sweep.error, "");
+  EXPECT_DOUBLE_EQ(got->sweep.comm_init_seconds, 0.25);
+  EXPECT_FALSE(got->sweep.comm_reused);
+}
+
 TEST_F(HistoryStoreTest, BeginRecordsRunningUnfinished) {
   std::unique_ptr<HistoryStore> store = OpenStore();
   SweepRecord sweep = MakeSweep("s1", 10);

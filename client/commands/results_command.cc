@@ -1,0 +1,180 @@
+#include "client/commands/results_command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+#include "client/output/csv_printer.h"
+#include "client/output/json_printer.h"
+#include "client/output/result_printer.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::client {
+namespace {
+
+std::string FormatUnix(double seconds) {
+  if (seconds <= 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S",
+                          absl::FromUnixSeconds(static_cast<int64_t>(seconds)),
+                          absl::UTCTimeZone());
+}
+
+std::string Duration(const v1::SweepSummary& s) {
+  if (s.finished_unix_seconds() <= 0) return "-";
+  return absl::StrFormat("%.1fs",
+                         s.finished_unix_seconds() - s.started_unix_seconds());
+}
+
+// One sweep, printed as `sweep` printed it.
+int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
+  const v1::SweepSummary& s = resp.sweep();
+  auto printer = ResultPrinter::Create(output, std::cout);
+  v1::SweepStarted started;
+  started.set_sweep_id(s.sweep_id());
+  started.set_nranks(s.nranks());
+  for (const auto& n : s.nodes()) started.add_nodes(n);
+  started.set_backend(s.backend());
+  *started.mutable_spec() = s.spec();
+  started.set_plan(s.plan());
+  printer->Begin(s.spec(), started);
+  v1::SweepCommReady comm;
+  comm.set_reused(s.comm_reused());
+  comm.set_init_seconds(s.comm_init_seconds());
+  printer->CommReady(comm);
+  for (const auto& r : resp.results()) printer->Add(r);
+  v1::SweepFinished finished;
+  finished.set_sweep_id(s.sweep_id());
+  finished.set_status(s.status());
+  finished.set_error(s.error());
+  if (s.finished_unix_seconds() > 0) {
+    finished.set_duration_seconds(s.finished_unix_seconds() -
+                                  s.started_unix_seconds());
+  }
+  printer->Finish(finished);
+  int regressions = 0;
+  for (const auto& r : resp.results()) regressions += r.regression() ? 1 : 0;
+  if (output.format == OutputFormat::kTable && regressions > 0) {
+    std::printf("# %d step(s) below baseline x threshold:\n", regressions);
+    for (const auto& r : resp.results()) {
+      if (!r.regression()) continue;
+      std::printf("#   %s %llu B%s: busbw %.2f GB/s, baseline %.2f GB/s\n",
+                  r.step().op().c_str(),
+                  static_cast<unsigned long long>(r.step().bytes()),
+                  r.step().in_place() ? " in-place" : "",
+                  r.busbw_bytes_per_second() / 1e9,
+                  r.baseline_busbw_bytes_per_second() / 1e9);
+    }
+  }
+  return kExitOk;
+}
+
+int PrintList(const v1::ListSweepsResponse& resp, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    std::printf("[");
+    for (int i = 0; i < resp.sweeps_size(); ++i) {
+      const auto& s = resp.sweeps(i);
+      std::printf(
+          "%s\n  {\"sweep_id\": %s, \"plan\": %s, \"trigger\": %s, "
+          "\"status\": %s, \"error\": %s, \"nranks\": %d, \"nodes\": %s, "
+          "\"started_unix_s\": %.3f, \"finished_unix_s\": %.3f, \"steps\": "
+          "%d, \"regressions\": %d}",
+          i == 0 ? "" : ",", JsonString(s.sweep_id()).c_str(),
+          JsonString(s.plan()).c_str(), JsonString(s.trigger()).c_str(),
+          JsonString(s.status()).c_str(), JsonString(s.error()).c_str(),
+          s.nranks(),
+          absl::StrCat(
+              "[",
+              absl::StrJoin(s.nodes(), ", ",
+                            [](std::string* out, const std::string& n) {
+                              out->append(JsonString(n));
+                            }),
+              "]")
+              .c_str(),
+          s.started_unix_seconds(), s.finished_unix_seconds(), s.steps(),
+          s.regressions());
+    }
+    std::printf("\n]\n");
+    return kExitOk;
+  }
+  if (format == OutputFormat::kCsv) {
+    std::printf(
+        "sweep_id,plan,trigger,status,nranks,started_unix_s,finished_unix_s,"
+        "steps,regressions,error\n");
+    for (const auto& s : resp.sweeps()) {
+      std::printf("%s,%s,%s,%s,%d,%.3f,%.3f,%d,%d,%s\n",
+                  CsvField(s.sweep_id()).c_str(), CsvField(s.plan()).c_str(),
+                  CsvField(s.trigger()).c_str(), CsvField(s.status()).c_str(),
+                  s.nranks(), s.started_unix_seconds(),
+                  s.finished_unix_seconds(), s.steps(), s.regressions(),
+                  CsvField(s.error()).c_str());
+    }
+    return kExitOk;
+  }
+  std::printf("%-24s %-18s %-16s %-11s %5s %-19s %9s %5s %4s  %s\n", "SWEEP",
+              "PLAN", "TRIGGER", "STATUS", "RANKS", "STARTED (UTC)", "DURATION",
+              "STEPS", "REGR", "ERROR");
+  for (const auto& s : resp.sweeps()) {
+    std::printf("%-24s %-18s %-16s %-11s %5d %-19s %9s %5d %4d  %s\n",
+                s.sweep_id().c_str(), s.plan().c_str(), s.trigger().c_str(),
+                s.status().c_str(), s.nranks(),
+                FormatUnix(s.started_unix_seconds()).c_str(),
+                Duration(s).c_str(), s.steps(), s.regressions(),
+                s.error().c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunResultsCommand(const std::string& coordinator,
+                      const ResultsFlags& flags) {
+  OutputOptions output;
+  auto format = ParseOutputFormat(flags.output);
+  auto unit = ParseBwUnit(flags.bw_unit);
+  if (!format.ok() || !unit.ok()) {
+    PrintError(std::string(
+        (!format.ok() ? format.status() : unit.status()).message()));
+    return kExitBadInput;
+  }
+  output.format = *format;
+  output.unit = *unit;
+  output.raw = flags.raw;
+  auto stub = ConnectCoordinator(coordinator);
+  if (!stub.ok()) {
+    PrintError(std::string(stub.status().message()));
+    return stub.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitUnreachable;
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+  if (!flags.sweep_id.empty()) {
+    v1::GetSweepRequest req;
+    req.set_sweep_id(flags.sweep_id);
+    v1::GetSweepResponse resp;
+    grpc::Status status = (*stub)->GetSweep(&ctx, req, &resp);
+    if (!status.ok()) {
+      PrintError(absl::StrCat("results: ", status.error_message()));
+      return kExitFailed;
+    }
+    return PrintOne(resp, output);
+  }
+  v1::ListSweepsRequest req;
+  req.set_last(flags.last);
+  v1::ListSweepsResponse resp;
+  grpc::Status status = (*stub)->ListSweeps(&ctx, req, &resp);
+  if (!status.ok()) {
+    PrintError(absl::StrCat("results: ", status.error_message()));
+    return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT
+               ? kExitBadInput
+               : kExitFailed;
+  }
+  return PrintList(resp, output.format);
+}
+
+}  // namespace fabricpulse::client

@@ -1,0 +1,23 @@
+// `fabricpulse results [--sweep ID | --last N] [--output table|json|csv]`:
+// the coordinator's sweep history.
+#pragma once
+
+#include <string>
+
+#include "client/output/output_options.h"
+
+namespace fabricpulse::client {
+
+struct ResultsFlags {
+  std::string sweep_id;  // one sweep, with every result
+  int last = 10;         // otherwise the newest N sweeps
+  std::string output = "table";
+  std::string bw_unit = "GBps";
+  bool raw = false;
+};
+
+// Returns the exit code.
+int RunResultsCommand(const std::string& coordinator,
+                      const ResultsFlags& flags);
+
+}  // namespace fabricpulse::client

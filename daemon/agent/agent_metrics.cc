@@ -1,0 +1,57 @@
+#include "daemon/agent/agent_metrics.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace fabricpulse::agent {
+
+AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
+    : node_(std::move(node)),
+      restarts_(prometheus::BuildCounter()
+                    .Name("fabricpulse_agent_worker_restarts_total")
+                    .Help("Workers restarted after dying unexpectedly")
+                    .Register(registry)
+                    .Add({{"node", node_}})),
+      workers_(prometheus::BuildGauge()
+                   .Name("fabricpulse_agent_workers")
+                   .Help("Workers configured")
+                   .Register(registry)
+                   .Add({{"node", node_}})),
+      workers_ready_(prometheus::BuildGauge()
+                         .Name("fabricpulse_agent_workers_ready")
+                         .Help("Workers ready")
+                         .Register(registry)
+                         .Add({{"node", node_}})),
+      rank_latency_(prometheus::BuildGauge()
+                        .Name("fabricpulse_agent_rank_latency_seconds")
+                        .Help("This rank's last mean time per op")
+                        .Register(registry)),
+      gpu_busy_(prometheus::BuildGauge()
+                    .Name("fabricpulse_agent_gpu_busy")
+                    .Help("Other compute processes on the GPU (NVML)")
+                    .Register(registry)) {}
+
+void AgentMetrics::WorkerRestarted() { restarts_.Increment(); }
+
+void AgentMetrics::SetWorkers(int configured, int ready) {
+  workers_.Set(configured);
+  workers_ready_.Set(ready);
+}
+
+void AgentMetrics::RankLatency(int rank, const std::string& op, uint64_t bytes,
+                               double mean_seconds) {
+  rank_latency_
+      .Add({{"node", node_},
+            {"rank", absl::StrCat(rank)},
+            {"op", op},
+            {"size", absl::StrCat(bytes)}})
+      .Set(mean_seconds);
+}
+
+void AgentMetrics::GpuBusy(int gpu, bool busy) {
+  gpu_busy_.Add({{"node", node_}, {"gpu", absl::StrCat(gpu)}})
+      .Set(busy ? 1 : 0);
+}
+
+}  // namespace fabricpulse::agent

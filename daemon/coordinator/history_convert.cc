@@ -1,0 +1,110 @@
+#include "daemon/coordinator/history_convert.h"
+
+#include <google/protobuf/util/json_util.h>
+
+namespace fabricpulse::coordinator {
+namespace {
+
+double UnixSeconds(absl::Time t) {
+  return t == absl::InfinitePast()
+             ? 0
+             : absl::ToDoubleSeconds(t - absl::UnixEpoch());
+}
+
+}  // namespace
+
+StepRecord StepRecordFromResult(const std::string& sweep_id,
+                                const v1::StepResult& r) {
+  StepRecord s;
+  s.sweep_id = sweep_id;
+  s.index = r.step().index();
+  s.op = r.step().op();
+  s.bytes = r.step().bytes();
+  s.count = r.step().count();
+  s.dtype = r.step().dtype();
+  s.redop = r.step().redop();
+  s.root = r.step().root();
+  s.in_place = r.step().in_place();
+  s.time_seconds = r.time_seconds();
+  s.algbw = r.algbw_bytes_per_second();
+  s.busbw = r.busbw_bytes_per_second();
+  s.wrong = r.wrong();
+  s.slowest_rank = r.slowest_rank();
+  s.min_rank_time_seconds = r.min_rank_time_seconds();
+  s.max_rank_time_seconds = r.max_rank_time_seconds();
+  s.p50_seconds = r.p50_seconds();
+  s.p99_seconds = r.p99_seconds();
+  s.regression = r.regression();
+  s.baseline_busbw = r.baseline_busbw_bytes_per_second();
+  return s;
+}
+
+v1::StepResult ResultFromStepRecord(const StepRecord& s) {
+  v1::StepResult r;
+  v1::StepKey* k = r.mutable_step();
+  k->set_index(s.index);
+  k->set_op(s.op);
+  k->set_bytes(s.bytes);
+  k->set_count(s.count);
+  k->set_dtype(s.dtype);
+  k->set_redop(s.redop);
+  k->set_root(s.root);
+  k->set_in_place(s.in_place);
+  r.set_time_seconds(s.time_seconds);
+  r.set_algbw_bytes_per_second(s.algbw);
+  r.set_busbw_bytes_per_second(s.busbw);
+  r.set_wrong(s.wrong);
+  r.set_slowest_rank(s.slowest_rank);
+  r.set_min_rank_time_seconds(s.min_rank_time_seconds);
+  r.set_max_rank_time_seconds(s.max_rank_time_seconds);
+  r.set_p50_seconds(s.p50_seconds);
+  r.set_p99_seconds(s.p99_seconds);
+  r.set_regression(s.regression);
+  r.set_baseline_busbw_bytes_per_second(s.baseline_busbw);
+  return r;
+}
+
+v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
+                                   const std::vector<StepRecord>* steps) {
+  v1::SweepSummary out;
+  out.set_sweep_id(sweep.id);
+  out.set_plan(sweep.plan);
+  out.set_trigger(sweep.trigger);
+  out.set_status(sweep.status);
+  out.set_error(sweep.error);
+  out.set_nranks(sweep.nranks);
+  for (const auto& n : sweep.nodes) out.add_nodes(n);
+  out.set_backend(sweep.backend);
+  out.set_backend_version(sweep.backend_version);
+  out.set_started_unix_seconds(UnixSeconds(sweep.started));
+  out.set_finished_unix_seconds(UnixSeconds(sweep.finished));
+  *out.mutable_spec() = SpecFromJson(sweep.spec_json);
+  out.set_comm_init_seconds(sweep.comm_init_seconds);
+  out.set_comm_reused(sweep.comm_reused);
+  out.set_topology(sweep.topology);
+  if (steps != nullptr) {
+    out.set_steps(static_cast<int>(steps->size()));
+    int regressions = 0;
+    for (const auto& s : *steps) regressions += s.regression ? 1 : 0;
+    out.set_regressions(regressions);
+  }
+  return out;
+}
+
+std::string SpecToJson(const v1::SweepSpec& spec) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(spec, &json, options);
+  return json;
+}
+
+v1::SweepSpec SpecFromJson(const std::string& json) {
+  v1::SweepSpec spec;
+  if (!google::protobuf::util::JsonStringToMessage(json, &spec).ok()) {
+    spec.Clear();
+  }
+  return spec;
+}
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,23 @@
+// Between the history store's records and the wire messages.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/coordinator/store/history_store.h"
+#include "fabricpulse/v1/coordinator.pb.h"
+
+namespace fabricpulse::coordinator {
+
+StepRecord StepRecordFromResult(const std::string& sweep_id,
+                                const v1::StepResult& result);
+v1::StepResult ResultFromStepRecord(const StepRecord& step);
+// `steps` and `regressions` are filled from `steps` when given.
+v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
+                                   const std::vector<StepRecord>* steps);
+// The spec as stored (JSON text) and back; an unreadable one gives an
+// empty spec.
+std::string SpecToJson(const v1::SweepSpec& spec);
+v1::SweepSpec SpecFromJson(const std::string& json);
+
+}  // namespace fabricpulse::coordinator

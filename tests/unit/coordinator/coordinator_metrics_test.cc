@@ -1,0 +1,331 @@
+#include "daemon/coordinator/coordinator_metrics.h"
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "fabricpulse/v1/types.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+#include "tests/unit/coordinator/metrics_test_util.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+using ::fabricpulse::testing::CountLines;
+using ::fabricpulse::testing::Serialize;
+using ::fabricpulse::testing::ValueOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kStepLabels[] =
+    "{dtype=\"float\",nranks=\"8\",op=\"all_reduce\",placement=\"out_of_"
+    "place\","
+    "plan=\"nightly\",size=\"1048576\"}";
+
+v1::StepResult Step(const std::string& op, uint64_t bytes, bool in_place,
+                    double busbw) {
+  v1::StepResult result;
+  result.mutable_step()->set_op(op);
+  result.mutable_step()->set_dtype("float");
+  result.mutable_step()->set_bytes(bytes);
+  result.mutable_step()->set_in_place(in_place);
+  result.set_time_seconds(0.5);
+  result.set_algbw_bytes_per_second(busbw / 2);
+  result.set_busbw_bytes_per_second(busbw);
+  result.set_p50_seconds(0.25);
+  result.set_p99_seconds(0.75);
+  return result;
+}
+
+TEST(CoordinatorMetricsTest, RecordStepExportsEveryStepSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.RecordStep("nightly", Step("all_reduce", 1048576, false, 3.5e9), 8,
+                     4e9, false);
+  const std::string text = Serialize(registry);
+  const std::string labels = kStepLabels;
+  EXPECT_THAT(text,
+              HasSubstr(absl::StrCat("\nfabricpulse_busbw_bytes_per_second",
+                                     labels, " 3500000000\n")));
+  EXPECT_THAT(text,
+              HasSubstr(absl::StrCat("\nfabricpulse_algbw_bytes_per_second",
+                                     labels, " 1750000000\n")));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(
+                        "\nfabricpulse_baseline_busbw_bytes_per_second", labels,
+                        " 4000000000\n")));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat("\nfabricpulse_regression", labels,
+                                           " 0\n")));
+  const std::string latency =
+      "fabricpulse_latency_seconds{dtype=\"float\",nranks=\"8\",op=\"all_"
+      "reduce\",placement=\"out_of_place\",plan=\"nightly\",size=\"1048576\",";
+  EXPECT_EQ(ValueOf(text, latency + "stat=\"mean\"}"), "0.5");
+  EXPECT_EQ(ValueOf(text, latency + "stat=\"p50\"}"), "0.25");
+  EXPECT_EQ(ValueOf(text, latency + "stat=\"p99\"}"), "0.75");
+  // Created at 0 so that increase() sees the first regression.
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_regressions_total{op=\"all_reduce\","
+                    "plan=\"nightly\"}"),
+            "0");
+  EXPECT_THAT(text, HasSubstr("# TYPE fabricpulse_regressions_total counter"));
+  EXPECT_THAT(text, HasSubstr("# TYPE fabricpulse_busbw_bytes_per_second "
+                              "gauge"));
+}
+
+TEST(CoordinatorMetricsTest, RecordStepKeepsTheLastValueAndCountsRegressions) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 1e9), 2, 2e9,
+                     true);
+  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 5e8), 2, 2e9,
+                     true);
+  std::string text = Serialize(registry);
+  const std::string labels =
+      "{dtype=\"float\",nranks=\"2\",op=\"all_gather\",placement=\"in_place\","
+      "plan=\"nightly\",size=\"4096\"}";
+  EXPECT_EQ(ValueOf(text, "fabricpulse_busbw_bytes_per_second" + labels),
+            "500000000");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_regression" + labels), "1");
+  const std::string regressions =
+      "fabricpulse_regressions_total{op=\"all_gather\",plan=\"nightly\"}";
+  EXPECT_EQ(ValueOf(text, regressions), "2");
+
+  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 2e9), 2, 2e9,
+                     false);
+  text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_regression" + labels), "0");
+  EXPECT_EQ(ValueOf(text, regressions), "2");
+}
+
+TEST(CoordinatorMetricsTest, NoBaselineMeansNoBaselineSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 0, false);
+  std::string text = Serialize(registry);
+  EXPECT_THAT(text,
+              Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
+  // An empty plan is the CLI's ad-hoc sweep.
+  EXPECT_THAT(text, HasSubstr("plan=\"adhoc\""));
+
+  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 2e6, false);
+  EXPECT_THAT(Serialize(registry),
+              HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{"));
+  // A baseline that is gone (history cleared) is not left behind.
+  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 0, false);
+  EXPECT_THAT(Serialize(registry),
+              Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
+}
+
+TEST(CoordinatorMetricsTest, SweepFinishedCountsAndTracksTheLastSuccess) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.SweepFinished("nightly", "schedule", "succeeded", 12.5,
+                        absl::FromUnixSeconds(1700000000));
+  std::string text = Serialize(registry);
+  const std::string sweeps = "fabricpulse_sweeps_total{outcome=\"";
+  const std::string rest = "\",plan=\"nightly\",trigger=\"schedule\"}";
+  EXPECT_THAT(text, HasSubstr("\n" + sweeps + "succeeded" + rest + " 1\n"));
+  EXPECT_THAT(text, HasSubstr("\n" + sweeps + "failed" + rest + " 0\n"));
+  EXPECT_THAT(text, HasSubstr("\n" + sweeps + "aborted" + rest + " 0\n"));
+  EXPECT_THAT(text, HasSubstr("\n" + sweeps + "interrupted" + rest + " 0\n"));
+  EXPECT_THAT(text, HasSubstr("\nfabricpulse_sweep_duration_seconds{plan="
+                              "\"nightly\"} 12.5\n"));
+  EXPECT_THAT(text, HasSubstr("\nfabricpulse_last_success_timestamp_seconds{"
+                              "plan=\"nightly\"} 1700000000\n"));
+  EXPECT_THAT(text, HasSubstr("\nfabricpulse_last_sweep_success{plan="
+                              "\"nightly\"} 1\n"));
+
+  metrics.SweepFinished("nightly", "schedule", "failed", 3,
+                        absl::FromUnixSeconds(1700003600));
+  text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, sweeps + "succeeded" + rest), "1");
+  EXPECT_EQ(ValueOf(text, sweeps + "failed" + rest), "1");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_sweep_duration_seconds{plan="
+                    "\"nightly\"}"),
+            "3");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_last_sweep_success{plan=\"nightly\"}"),
+            "0");
+  // Only a success moves the timestamp.
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_last_success_timestamp_seconds{plan="
+                    "\"nightly\"}"),
+            "1700000000");
+}
+
+TEST(CoordinatorMetricsTest, SweepFinishedKeepsLabelsBounded) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.SweepFinished("", "cron job 42", "exploded", 1, absl::Now());
+  metrics.SweepFinished("adhoc", "cli", "aborted", 2, absl::Now());
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_sweeps_total{outcome=\"failed\","
+                    "plan=\"adhoc\",trigger=\"cli\"}"),
+            "1");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_sweeps_total{outcome=\"aborted\","
+                    "plan=\"adhoc\",trigger=\"cli\"}"),
+            "1");
+  EXPECT_THAT(text, Not(HasSubstr("exploded")));
+  EXPECT_THAT(text, Not(HasSubstr("cron job")));
+}
+
+TEST(CoordinatorMetricsTest, FleetSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"alive\"}"), "0");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"lost\"}"), "0");
+
+  metrics.SetAgents(3, 1);
+  metrics.CommInit(16, 1.5);
+  metrics.SlowestRank("node-a", 3);
+  metrics.SlowestRank("node-a", 3);
+  metrics.SlowestRank("node-b", 12);
+  text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"alive\"}"), "3");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"lost\"}"), "1");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_comm_init_seconds{nranks=\"16\"}"),
+            "1.5");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_slowest_rank_total{node=\"node-a\","
+                    "rank=\"3\"}"),
+            "2");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_slowest_rank_total{node=\"node-b\","
+                    "rank=\"12\"}"),
+            "1");
+}
+
+TEST(CoordinatorMetricsTest, HangCulpritNamesOnlyTheLastCulprit) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.HangCulprit("node-a", 2, 5);
+  metrics.HangCulprit("node-b", -1, 9);
+  std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_hangs_total{node=\"node-a\"}"), "1");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_hangs_total{node=\"node-b\"}"), "1");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_hang_culprit{gpu=\"-1\",node=\"node-"
+                    "b\",rank=\"9\"}"),
+            "1");
+  EXPECT_THAT(text, Not(HasSubstr("fabricpulse_hang_culprit{gpu=\"2\"")));
+
+  // The same culprit again keeps its series.
+  metrics.HangCulprit("node-b", -1, 9);
+  text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_hangs_total{node=\"node-b\"}"), "2");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_hang_culprit{gpu=\"-1\",node=\"node-"
+                    "b\",rank=\"9\"}"),
+            "1");
+
+  metrics.ClearHangCulprit();
+  metrics.ClearHangCulprit();
+  text = Serialize(registry);
+  EXPECT_THAT(text, Not(HasSubstr("fabricpulse_hang_culprit{")));
+  EXPECT_EQ(ValueOf(text, "fabricpulse_hangs_total{node=\"node-b\"}"), "2");
+}
+
+// One sweep of a plan as the coordinator reports it: 2 ops x 10 sizes x 2
+// placements, with values, slowest ranks, outcomes and culprits that vary
+// from sweep to sweep (with periods that divide 10).
+void ReportSweep(CoordinatorMetrics& metrics, int sweep) {
+  for (const char* op : {"all_reduce", "reduce_scatter"}) {
+    for (int s = 0; s < 10; ++s) {
+      for (bool in_place : {false, true}) {
+        v1::StepResult step =
+            Step(op, uint64_t{1024} << s, in_place, 1e9 + sweep * 1e6 + s);
+        step.set_slowest_rank(sweep % 8);
+        metrics.RecordStep("nightly", step, 8, sweep % 2 == 0 ? 1.1e9 : 0,
+                           sweep % 3 == 0);
+        metrics.SlowestRank(sweep % 2 == 0 ? "node-a" : "node-b",
+                            step.slowest_rank());
+      }
+    }
+  }
+  metrics.CommInit(8, 0.1 * sweep);
+  metrics.SetAgents(2, sweep % 2);
+  const char* outcomes[] = {"succeeded", "failed", "aborted", "interrupted"};
+  const char* outcome = outcomes[sweep % 4];
+  if (std::string(outcome) == "failed") {
+    metrics.HangCulprit(sweep % 8 < 4 ? "node-a" : "node-b", sweep % 4,
+                        sweep % 8);
+  }
+  metrics.SweepFinished("nightly", sweep % 2 == 0 ? "schedule" : "cli", outcome,
+                        60 + sweep,
+                        absl::FromUnixSeconds(1700000000 + 3600 * sweep));
+}
+
+TEST(CoordinatorMetricsTest, SeriesCountStaysFlatAcrossSweeps) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  int sweep = 0;
+  for (; sweep < 10; ++sweep) ReportSweep(metrics, sweep);
+  const int after_10 = CountLines(Serialize(registry));
+  for (; sweep < 1000; ++sweep) ReportSweep(metrics, sweep);
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(CountLines(text), after_10);
+  EXPECT_GT(after_10, 200);  // the steps' series are all there
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_sweeps_total{outcome=\"succeeded\","
+                    "plan=\"nightly\",trigger=\"schedule\"}"),
+            "250");
+}
+
+TEST(CoordinatorMetricsTest, ConcurrentWritersAndScrapes) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&metrics, t] {
+      for (int i = 0; i < 500; ++i) {
+        // Baselines and culprits appear and go away under the other threads.
+        metrics.RecordStep("nightly", Step("all_reduce", 8, false, 1e9), 2,
+                           (i + t) % 2 == 0 ? 1e9 : 0, false);
+        metrics.HangCulprit("node-a", t, i % 3);
+        if (i % 7 == 0) metrics.ClearHangCulprit();
+      }
+    });
+  }
+  threads.emplace_back([&registry] {
+    for (int i = 0; i < 200; ++i) Serialize(registry);
+  });
+  for (std::thread& thread : threads) thread.join();
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, "fabricpulse_hangs_total{node=\"node-a\"}"), "2000");
+  // At most one culprit series survives.
+  int culprits = 0;
+  for (size_t at = text.find("\nfabricpulse_hang_culprit{");
+       at != std::string::npos;
+       at = text.find("\nfabricpulse_hang_culprit{", at + 1)) {
+    ++culprits;
+  }
+  EXPECT_LE(culprits, 1);
+}
+
+TEST(CoordinatorMetricsTest, PromtoolAcceptsTheExposition) {
+  const std::string promtool = testing::FindPromtool();
+  ASSERT_FALSE(promtool.empty()) << testing::kPromtoolMissing;
+  prometheus::Registry registry;
+  // The build_info gauge MetricsServer adds to every daemon's registry.
+  prometheus::BuildGauge()
+      .Name("fabricpulse_build_info")
+      .Help("Build information; the value is always 1")
+      .Register(registry)
+      .Add({{"component", "coordinator"}, {"version", "dev"}})
+      .Set(1);
+  CoordinatorMetrics metrics(registry);
+  for (int sweep = 0; sweep < 4; ++sweep) ReportSweep(metrics, sweep);
+  const std::string text = Serialize(registry);
+  testing::CommandResult check = testing::PromtoolCheckMetrics(promtool, text);
+  EXPECT_EQ(check.exit_code, 0) << check.output << "\n--- input:\n" << text;
+}
+
+}  // namespace
+}  // namespace fabricpulse::coordinator
