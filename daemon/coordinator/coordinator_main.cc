@@ -14,6 +14,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_service.h"
+#include "daemon/coordinator/scheduler.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
 
@@ -91,6 +92,16 @@ int Run(const CoordinatorFlags& config) {
   }
   FP_LOG_INFO(absl::StrCat("listening on ", listen->host, ":", port,
                            ", metrics on ", (*metrics)->address()));
+  // Cron schedules run their plans through the same path as the CLI.
+  Scheduler scheduler(
+      options.config.schedules, [&service](const core::ScheduleConfig& s) {
+        v1::SweepRequest request;
+        request.set_plan(s.plan);
+        return service.ExecuteSweep(
+            request, absl::StrCat("schedule:", s.name),
+            [](const v1::SweepEvent&) { return true; }, [] { return false; });
+      });
+  scheduler.Start();
   // Housekeeping: lost agents are noticed lazily by membership; refresh
   // the agents gauge every second so a lost agent shows without a client.
   absl::Notification stop;
@@ -103,7 +114,9 @@ int Run(const CoordinatorFlags& config) {
   stop.Notify();
   housekeeping.join();
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": shutting down"));
+  scheduler.RequestStop();
   service.AbortAll();
+  scheduler.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   FP_LOG_DEBUG("server stopped");
   return 0;

@@ -185,6 +185,33 @@ TEST(HistoryTest, CoordinatorKillNineLosesNoFinishedSweep) {
   EXPECT_TRUE(absl::StrContains(r.out, "\"status\": \"interrupted\""));
 }
 
+TEST(HistoryTest, AOneMinuteScheduleStartsARealSweep) {
+  const std::string dir = TempDir();
+  client::LocalClusterOptions options;
+  options.bin_dir = BinDir();
+  options.agents = 1;
+  options.ranks = 2;
+  std::string config = kConfig;
+  config.replace(config.find("0 0 1 1 *"), 9, "* * * * *");
+  options.config_file = WriteFile(dir, "config.yaml", config);
+  auto cluster = client::LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto stub = Connect((*cluster)->coordinator());
+  // It fires at the next full minute: wait (bounded) for its sweep.
+  const bool ran = Eventually(
+      [&] {
+        for (const auto& s : List(*stub)) {
+          if (s.trigger() == "schedule:yearly" && s.plan() == "quick" &&
+              s.status() == "succeeded") {
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(90));
+  EXPECT_TRUE(ran) << "no scheduled sweep succeeded within 90 s";
+}
+
 TEST(HistoryTest, BadConfigStopsTheCoordinatorNamingLineAndField) {
   const std::string dir = TempDir();
   const std::string config =

@@ -194,17 +194,17 @@ TEST_F(SweepIntegrationTest, KilledWorkerIsRespawnedAndNextSweepPasses) {
   ASSERT_EQ(kill(victim.pid(), SIGKILL), 0);
 
   // Wait (bounded) until the agent reports the worker back, restarted.
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  bool back = false;
-  while (!back && absl::Now() < deadline) {
-    for (const auto& a : ListAgents(*stub_)) {
-      if (a.node_name() != agents[1].node_name()) continue;
-      const auto& w = a.workers(1);
-      back = w.ready() && w.restarts() == victim.restarts() + 1 &&
-             w.pid() != victim.pid();
-    }
-    if (!back) cluster_->WaitReady(2, absl::Milliseconds(50)).IgnoreError();
-  }
+  const bool back = Eventually(
+      [&] {
+        for (const auto& a : ListAgents(*stub_)) {
+          if (a.node_name() != agents[1].node_name()) continue;
+          const auto& w = a.workers(1);
+          return w.ready() && w.restarts() == victim.restarts() + 1 &&
+                 w.pid() != victim.pid();
+        }
+        return false;
+      },
+      absl::Seconds(30));
   ASSERT_TRUE(back) << "worker was not respawned within 30 s";
 
   SweepOutcome next = RunSweep(*stub_, QuickSpec({"all_reduce", "alltoall"}));

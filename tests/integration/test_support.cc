@@ -146,4 +146,16 @@ std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub) {
   return {resp.agents().begin(), resp.agents().end()};
 }
 
+bool Eventually(const std::function<bool()>& condition,
+                absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::Duration backoff = absl::Milliseconds(5);
+  while (!condition()) {
+    if (absl::Now() >= deadline) return false;
+    absl::SleepFor(std::min(backoff, deadline - absl::Now()));
+    backoff = std::min(backoff * 2, absl::Milliseconds(200));
+  }
+  return true;
+}
+
 }  // namespace fabricpulse::testing

@@ -1,11 +1,13 @@
 // Helpers for integration tests: run the CLI binary, run sweeps over gRPC.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "client/local/local_cluster.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
@@ -45,5 +47,8 @@ v1::SweepSpec QuickSpec(const std::vector<std::string>& ops,
 std::unique_ptr<client::LocalCluster> StartCluster(int agents, int ranks);
 uint64_t KvSets(v1::CoordinatorService::Stub& stub);
 std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub);
+// Waits until `condition` holds, polling with a capped backoff; false when
+// `timeout` passes first.
+bool Eventually(const std::function<bool()>& condition, absl::Duration timeout);
 
 }  // namespace fabricpulse::testing
