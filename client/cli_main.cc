@@ -7,6 +7,7 @@
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
 #include "client/commands/coordinator_connection.h"
+#include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
 #include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
@@ -26,6 +27,8 @@ struct CommandSet {
   CLI::App* sweep = nullptr;
   CLI::App* abort = nullptr;
   CLI::App* results = nullptr;
+  CLI::App* diagnose = nullptr;
+  std::string diagnose_sweep_id;
   SweepFlags sweep_flags;
   ResultsFlags results_flags;
   std::string abort_sweep_id;
@@ -111,6 +114,12 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->capture_default_str();
   set.results->add_flag("--raw", set.results_flags.raw,
                         "Plain numbers in base units");
+  set.diagnose = app.add_subcommand(
+      "diagnose",
+      "Name the rank, GPU and node a hung or failed sweep waits on");
+  set.diagnose->add_option(
+      "--sweep", set.diagnose_sweep_id,
+      "Sweep id (default: the running sweep, else the newest failed one)");
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
                         "Sweep id (default: every running sweep)");
@@ -121,6 +130,9 @@ int RunSelected(const CommandSet& set, const std::string& coordinator) {
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
   if (set.results->parsed()) {
     return RunResultsCommand(coordinator, set.results_flags);
+  }
+  if (set.diagnose->parsed()) {
+    return RunDiagnoseCommand(coordinator, set.diagnose_sweep_id);
   }
   if (set.abort->parsed()) {
     return RunAbortCommand(coordinator, set.abort_sweep_id);

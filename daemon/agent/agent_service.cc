@@ -16,7 +16,9 @@
 namespace fabricpulse::agent {
 namespace {
 
-constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(5);
+constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(1);
+constexpr absl::Duration kRecordsRpcTimeout = absl::Seconds(1);
+constexpr absl::Duration kStuckGrace = absl::Seconds(2);
 constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(100);
 
 // Shared state of one relayed sweep: one thread per local rank writes into
@@ -25,6 +27,7 @@ struct Relay {
   absl::Mutex mu;
   grpc::ServerWriter<v1::AgentSweepEvent>* writer;
   int running ABSL_GUARDED_BY(mu) = 0;
+  std::vector<bool> done ABSL_GUARDED_BY(mu);
   grpc::Status first_error ABSL_GUARDED_BY(mu);
   bool failed ABSL_GUARDED_BY(mu) = false;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
@@ -74,6 +77,7 @@ grpc::Status AgentServiceImpl::RunSweep(
     grpc::ServerWriter<v1::AgentSweepEvent>* writer) {
   struct Target {
     int rank;
+    int local_index;
     std::shared_ptr<grpc::Channel> channel;
   };
   std::vector<Target> targets;
@@ -87,8 +91,9 @@ grpc::Status AgentServiceImpl::RunSweep(
                        " (rank ", a.rank(),
                        ") is not ready (starting or restarting)"));
     }
-    targets.push_back({a.rank(), channel});
+    targets.push_back({a.rank(), a.local_index(), channel});
   }
+  RememberRanks(*request);
 
   // The workers' step events carry only the step index: expand the spec as
   // the workers do to label each rank's latency with its op and size. A spec
@@ -109,6 +114,7 @@ grpc::Status AgentServiceImpl::RunSweep(
   {
     absl::MutexLock lock(&relay.mu);
     relay.running = static_cast<int>(targets.size());
+    relay.done.assign(targets.size(), false);
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -146,6 +152,7 @@ grpc::Status AgentServiceImpl::RunSweep(
       grpc::Status status = reader->Finish();
       absl::MutexLock lock(&relay.mu);
       relay.running--;
+      relay.done[i] = true;
       if (!status.ok() && !relay.failed) {
         relay.failed = true;
         std::string message = status.error_message();
@@ -160,7 +167,11 @@ grpc::Status AgentServiceImpl::RunSweep(
 
   // Wait for the ranks; propagate the coordinator's cancellation and a
   // local rank's failure to the other local ranks.
-  bool aborted = false;
+  // A worker that has not returned within kStuckGrace of the abort is
+  // stopped or stuck inside the library: it is killed and respawned, so the
+  // agent never hangs and the GPU is freed.
+  bool aborted = false, killed = false;
+  absl::Time aborted_at = absl::InfiniteFuture();
   while (true) {
     absl::MutexLock lock(&relay.mu);
     auto done = [&relay]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(relay.mu) {
@@ -170,8 +181,27 @@ grpc::Status AgentServiceImpl::RunSweep(
     if (relay.running == 0) break;
     if (!aborted && (relay.failed || context->IsCancelled())) {
       aborted = true;
+      aborted_at = absl::Now();
       relay.mu.Unlock();
       AbortWorkers(request->comm_id());
+      relay.mu.Lock();
+    }
+    if (aborted && !killed && absl::Now() - aborted_at > kStuckGrace) {
+      killed = true;
+      std::vector<size_t> stuck;
+      for (size_t i = 0; i < targets.size(); ++i) {
+        if (!relay.done[i]) stuck.push_back(i);
+      }
+      relay.mu.Unlock();
+      for (size_t i : stuck) {
+        relay.contexts[i]->TryCancel();
+        supervisor_->Kill(
+            targets[i].local_index,
+            absl::StrCat("rank ", targets[i].rank, " did not return within ",
+                         absl::FormatDuration(kStuckGrace),
+                         " of the abort (stopped or stuck): killed and "
+                         "respawned"));
+      }
       relay.mu.Lock();
     }
   }
@@ -185,22 +215,97 @@ grpc::Status AgentServiceImpl::RunSweep(
 }
 
 void AgentServiceImpl::AbortWorkers(const std::string& comm_id) {
+  // In parallel and bounded: a stopped worker must not delay the others.
+  std::vector<std::thread> threads;
   for (int i = 0; i < supervisor_->size(); ++i) {
     std::string incarnation;
     auto channel = supervisor_->ReadyChannel(i, &incarnation);
     if (channel == nullptr) continue;
-    grpc::ClientContext ctx;
-    ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
-    v1::WorkerAbortRequest req;
-    req.set_comm_id(comm_id);
-    v1::WorkerAbortResponse resp;
-    grpc::Status status =
-        v1::WorkerService::NewStub(channel)->Abort(&ctx, req, &resp);
-    if (!status.ok()) {
-      FP_LOG_WARNING(
-          absl::StrCat("worker ", i, " abort: ", status.error_message()));
+    threads.emplace_back([channel, comm_id, i] {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
+      v1::WorkerAbortRequest req;
+      req.set_comm_id(comm_id);
+      v1::WorkerAbortResponse resp;
+      grpc::Status status =
+          v1::WorkerService::NewStub(channel)->Abort(&ctx, req, &resp);
+      if (!status.ok()) {
+        FP_LOG_WARNING(
+            absl::StrCat("worker ", i, " abort: ", status.error_message()));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+void AgentServiceImpl::RememberRanks(const v1::AgentSweepRequest& request) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::pair<int, int>> ranks;
+  for (const auto& a : request.ranks()) {
+    ranks.emplace_back(a.local_index(), a.rank());
+  }
+  recent_ranks_.emplace_back(request.sweep_id(), std::move(ranks));
+  while (recent_ranks_.size() > 16) recent_ranks_.pop_front();
+}
+
+grpc::Status AgentServiceImpl::GetFlightRecords(
+    grpc::ServerContext* context, const v1::AgentFlightRecordsRequest* request,
+    v1::AgentFlightRecordsResponse* response) {
+  std::vector<std::pair<int, int>> ranks;  // local index, rank
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [sweep, r] : recent_ranks_) {
+      if (sweep == request->sweep_id()) ranks = r;
     }
   }
+  if (ranks.empty()) {
+    for (int i = 0; i < supervisor_->size(); ++i) ranks.emplace_back(i, -1);
+  }
+  const std::vector<v1::WorkerInfo> workers = supervisor_->Snapshot();
+  std::vector<v1::RankFlightRecords> out(ranks.size());
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const auto [local, rank] = ranks[k];
+    v1::RankFlightRecords& r = out[k];
+    r.set_rank(rank);
+    r.set_local_index(local);
+    if (local >= 0 && local < static_cast<int>(workers.size())) {
+      r.set_gpu(workers[local].gpu());
+    }
+    std::string incarnation;
+    auto channel = supervisor_->ReadyChannel(local, &incarnation);
+    if (channel == nullptr) {
+      const std::string killed = supervisor_->KillReason(local);
+      r.set_reachable(false);
+      r.set_unreachable_reason(
+          killed.empty() ? "worker not running (died; restarting)" : killed);
+      continue;
+    }
+    threads.emplace_back([&r, channel, request, this, local] {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kRecordsRpcTimeout));
+      v1::FlightRecordsRequest req;
+      req.set_sweep_id(request->sweep_id());
+      v1::FlightRecordsResponse resp;
+      grpc::Status status =
+          v1::WorkerService::NewStub(channel)->GetFlightRecords(&ctx, req,
+                                                                &resp);
+      if (!status.ok()) {
+        r.set_reachable(false);
+        r.set_unreachable_reason(
+            absl::StrCat("worker ", local, " did not answer within ",
+                         absl::FormatDuration(kRecordsRpcTimeout),
+                         " (stopped or hung): ", status.error_message()));
+        return;
+      }
+      r.set_reachable(true);
+      if (r.rank() < 0) r.set_rank(resp.rank());
+      for (const auto& rec : resp.records()) *r.add_records() = rec;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (auto& r : out) *response->add_ranks() = std::move(r);
+  return grpc::Status::OK;
 }
 
 grpc::Status AgentServiceImpl::Abort(grpc::ServerContext* context,

@@ -1,8 +1,11 @@
 // AgentService: the coordinator's handle on one node's workers.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_metrics.h"
@@ -38,17 +41,26 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   grpc::Status RunSweep(
       grpc::ServerContext* context, const v1::AgentSweepRequest* request,
       grpc::ServerWriter<v1::AgentSweepEvent>* writer) override;
+  grpc::Status GetFlightRecords(
+      grpc::ServerContext* context,
+      const v1::AgentFlightRecordsRequest* request,
+      v1::AgentFlightRecordsResponse* response) override;
   grpc::Status Abort(grpc::ServerContext* context,
                      const v1::AgentAbortRequest* request,
                      v1::AgentAbortResponse* response) override;
 
  private:
   std::string NodeName() const;
+  // Keeps which rank each local worker had in recent sweeps, so that a
+  // worker that cannot answer is still named by its rank.
+  void RememberRanks(const v1::AgentSweepRequest& request);
   // Tells every local worker to abort `comm_id` (bounded).
   void AbortWorkers(const std::string& comm_id);
 
   mutable absl::Mutex mu_;
   AgentIdentity identity_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<std::string, std::vector<std::pair<int, int>>>>
+      recent_ranks_ ABSL_GUARDED_BY(mu_);
   WorkerSupervisor* const supervisor_;
   AgentMetrics* const metrics_;  // nullable
 };

@@ -175,6 +175,39 @@ void WorkerSupervisor::Stop() {
   monitors_.clear();
 }
 
+void WorkerSupervisor::Kill(int local_index, const std::string& reason) {
+  pid_t pid;
+  {
+    absl::MutexLock lock(&mu_);
+    if (local_index < 0 || local_index >= static_cast<int>(slots_.size())) {
+      return;
+    }
+    pid = slots_[local_index].pid;
+    slots_[local_index].kill_reason = reason;
+    slots_[local_index].ready = false;
+  }
+  if (pid <= 0) return;
+  FP_LOG_WARNING(absl::StrCat("worker ", local_index, " (pid ", pid,
+                              "): killing: ", reason));
+  kill(pid, SIGCONT);
+  kill(pid, SIGTERM);
+  absl::MutexLock lock(&mu_);
+  auto gone = [this, local_index, pid]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return slots_[local_index].pid != pid;
+  };
+  if (!mu_.AwaitWithTimeout(absl::Condition(&gone), absl::Seconds(1))) {
+    kill(pid, SIGKILL);
+  }
+}
+
+std::string WorkerSupervisor::KillReason(int local_index) const {
+  absl::MutexLock lock(&mu_);
+  if (local_index < 0 || local_index >= static_cast<int>(slots_.size())) {
+    return "";
+  }
+  return slots_[local_index].kill_reason;
+}
+
 std::vector<v1::WorkerInfo> WorkerSupervisor::Snapshot() const {
   absl::MutexLock lock(&mu_);
   std::vector<v1::WorkerInfo> out;

@@ -53,6 +53,12 @@ class WorkerSupervisor {
   // is not ready (starting or restarting).
   std::shared_ptr<grpc::Channel> ReadyChannel(int local_index,
                                               std::string* incarnation) const;
+  // Kills a stuck worker (SIGCONT and SIGTERM, SIGKILL after a second) so
+  // that it is respawned; `reason` is kept for KillReason(). Bounded.
+  void Kill(int local_index, const std::string& reason);
+  // Why the worker was last killed by Kill() (empty when never).
+  std::string KillReason(int local_index) const;
+
   // Waits until every worker is ready; false on timeout.
   bool WaitAllReady(absl::Duration timeout) const;
 
@@ -64,6 +70,7 @@ class WorkerSupervisor {
     int restarts = 0;
     int spawns = 0;
     std::shared_ptr<grpc::Channel> channel;
+    std::string kill_reason;
   };
 
   void Monitor(int index);

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/common/spec_convert.h"
+#include "daemon/coordinator/diagnosis_collector.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
@@ -282,6 +283,12 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
   }
   FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " (", info.plan_name, ", ",
                            trigger, ") started on ", nodes.size(), " node(s)"));
+  core::Diagnosis diagnosis;
+  bool diagnosed = false;
+  runner->OnFailure([&](const absl::Status&) {
+    diagnosis = CollectAndDiagnose(sweep_id, info.agents, channels_);
+    diagnosed = true;
+  });
   const absl::Time start = absl::Now();
   absl::Status status = runner->Run(
       [&](const v1::SweepEvent& event) {
@@ -310,8 +317,22 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
   }
   membership_.Release(nodes);
   const std::string outcome = OutcomeName(status);
+  std::string diagnosis_json;
+  if (diagnosed) {
+    diagnosis_json = diagnosis.ToJson();
+    if (!diagnosis.culprits.empty()) {
+      const core::Verdict& culprit = diagnosis.culprits.front();
+      metrics_->HangCulprit(culprit.node, culprit.gpu, culprit.rank);
+      // The CLI's one line names the culprit first.
+      status = absl::Status(status.code(),
+                            absl::StrCat(diagnosis.Summary(),
+                                         "; first error: ", status.message()));
+    } else {
+      metrics_->ClearHangCulprit();
+    }
+  }
   absl::Status finished_ok = history_->FinishSweep(
-      sweep_id, outcome, status.message(), "", absl::Now());
+      sweep_id, outcome, status.message(), diagnosis_json, absl::Now());
   if (!finished_ok.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
   }
@@ -389,6 +410,62 @@ grpc::Status CoordinatorServiceImpl::AbortSweep(
             ? "no sweep is running"
             : absl::StrCat("sweep ", request->sweep_id(), " is not running"));
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::Diagnose(
+    grpc::ServerContext* context, const v1::DiagnoseRequest* request,
+    v1::DiagnoseResponse* response) {
+  // A running (perhaps hung) sweep: read its members now.
+  std::vector<v1::AgentInfo> agents;
+  std::string sweep_id = request->sweep_id();
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, runner] : running_) {
+      if (sweep_id.empty() || sweep_id == id) {
+        sweep_id = id;
+        agents = runner->agents();
+        break;
+      }
+    }
+  }
+  if (agents.empty()) {
+    // A finished sweep: its stored diagnosis, else its members' rings.
+    if (sweep_id.empty()) {
+      auto recent = history_->ListSweeps(50);
+      if (recent.ok()) {
+        for (const SweepRecord& r : *recent) {
+          if (r.status == kSweepFailed) {
+            sweep_id = r.id;
+            break;
+          }
+        }
+      }
+      if (sweep_id.empty()) {
+        return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                            "no running or failed sweep to diagnose");
+      }
+    }
+    auto sweep = history_->GetSweep(sweep_id);
+    if (!sweep.ok()) return common::ToGrpcStatus(sweep.status());
+    response->set_sweep_id(sweep_id);
+    if (!sweep->sweep.diagnosis.empty()) {
+      response->set_json(sweep->sweep.diagnosis);
+      response->set_summary(sweep->sweep.error);
+      return grpc::Status::OK;
+    }
+    auto live = membership_.Select(sweep->sweep.nodes);
+    if (!live.ok()) return common::ToGrpcStatus(live.status());
+    agents = *live;
+  }
+  response->set_sweep_id(sweep_id);
+  core::Diagnosis d = CollectAndDiagnose(sweep_id, agents, channels_);
+  response->set_summary(d.Summary());
+  for (const core::Verdict& v : d.culprits) {
+    response->add_verdicts(v.Line());
+  }
+  for (const std::string& e : d.evidence) response->add_evidence(e);
+  response->set_json(d.ToJson());
   return grpc::Status::OK;
 }
 

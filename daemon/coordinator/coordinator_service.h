@@ -77,6 +77,9 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
   grpc::Status GetSweep(grpc::ServerContext* context,
                         const v1::GetSweepRequest* request,
                         v1::GetSweepResponse* response) override;
+  grpc::Status Diagnose(grpc::ServerContext* context,
+                        const v1::DiagnoseRequest* request,
+                        v1::DiagnoseResponse* response) override;
   grpc::Status Stats(grpc::ServerContext* context,
                      const v1::CoordinatorStatsRequest* request,
                      v1::CoordinatorStatsResponse* response) override;

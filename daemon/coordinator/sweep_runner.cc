@@ -190,6 +190,10 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
                                          " of ", plan_.steps.size(), " steps"));
   }
   if (!outcome.ok()) {
+    if (on_failure_ && outcome.code() != absl::StatusCode::kAborted &&
+        outcome.code() != absl::StatusCode::kCancelled) {
+      on_failure_(outcome);
+    }
     AbortAgents();
     // An agent's stream ends only once its workers have returned, so
     // waiting for the streams means the members are really free when the

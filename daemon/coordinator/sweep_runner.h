@@ -54,6 +54,13 @@ class SweepRunner {
   absl::Status Run(const SweepSink& sink,
                    const std::function<bool()>& client_cancelled);
   void Abort();
+  const std::vector<v1::AgentInfo>& agents() const { return plan_.agents; }
+  // Called (on Run's thread) when the sweep fails for a reason other than
+  // an abort or a cancellation, before the members are told to abort: the
+  // moment to read their flight recorders.
+  void OnFailure(std::function<void(const absl::Status&)> hook) {
+    on_failure_ = std::move(hook);
+  }
 
   // Assigns ranks: agents in order, each agent's workers in local order.
   static std::vector<std::vector<v1::RankAssignment>> AssignRanks(
@@ -72,6 +79,7 @@ class SweepRunner {
   const SweepPlan plan_;
   common::ChannelPool* const channels_;
   std::atomic<bool> abort_requested_{false};
+  std::function<void(const absl::Status&)> on_failure_;
   absl::Mutex mu_;
   std::vector<AgentEvent> queue_ ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts_;

@@ -10,7 +10,8 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
                           const std::vector<core::Step>& steps,
                           const core::SweepSpec& spec,
                           const std::atomic<bool>& cancelled,
-                          const StepSink& sink) {
+                          const StepSink& sink,
+                          const StepRecording& recording) {
   absl::Status reserved =
       comm.Reserve(core::MaxBufferBytes(steps, comm.nranks()));
   if (!reserved.ok()) return reserved;
@@ -26,7 +27,17 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
       comm.Abort();
       return absl::AbortedError("sweep aborted");
     }
+    uint64_t record = 0;
+    if (recording.recorder != nullptr) {
+      record = recording.recorder->Begin(
+          recording.sweep_id, recording.comm_id, comm.rank(), step.index + 1,
+          std::string(core::OpName(step.op)), step.bytes,
+          std::string(core::DTypeName(step.dtype)));
+    }
     auto outcome = comm.RunStep(step, options);
+    if (recording.recorder != nullptr) {
+      recording.recorder->Finish(record, outcome.status());
+    }
     if (!outcome.ok()) {
       return absl::Status(outcome.status().code(),
                           absl::StrCat("rank ", comm.rank(), " step ",

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/core/sweep_spec.h"
+#include "daemon/worker/flight_recorder.h"
 #include "fabricpulse/v1/worker.pb.h"
 
 namespace fabricpulse::worker {
@@ -16,6 +17,13 @@ namespace fabricpulse::worker {
 // (the sweep then stops with CANCELLED).
 using StepSink = std::function<bool(const v1::StepRankResult&)>;
 
+// Where ExecuteSteps records each step (optional).
+struct StepRecording {
+  FlightRecorder* recorder = nullptr;
+  std::string sweep_id;
+  std::string comm_id;
+};
+
 // Reserves buffers for the largest step, then runs every step in order.
 // Errors: those of Communicator::Reserve/RunStep, with the step named;
 // ABORTED when `cancelled` is set; CANCELLED when the sink refuses.
@@ -23,6 +31,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
                           const std::vector<core::Step>& steps,
                           const core::SweepSpec& spec,
                           const std::atomic<bool>& cancelled,
-                          const StepSink& sink);
+                          const StepSink& sink,
+                          const StepRecording& recording = {});
 
 }  // namespace fabricpulse::worker

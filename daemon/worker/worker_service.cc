@@ -115,13 +115,15 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
   ready.mutable_comm_ready()->set_rank(request.rank());
   if (!writer->Write(ready)) return absl::CancelledError("agent went away");
 
-  absl::Status status = ExecuteSteps(**comm, *steps, spec, cancelled_,
-                                     [&](const v1::StepRankResult& result) {
-                                       if (context->IsCancelled()) return false;
-                                       v1::WorkerSweepEvent event;
-                                       *event.mutable_step() = result;
-                                       return writer->Write(event);
-                                     });
+  absl::Status status = ExecuteSteps(
+      **comm, *steps, spec, cancelled_,
+      [&](const v1::StepRankResult& result) {
+        if (context->IsCancelled()) return false;
+        v1::WorkerSweepEvent event;
+        *event.mutable_step() = result;
+        return writer->Write(event);
+      },
+      StepRecording{&recorder_, request.sweep_id(), request.comm_id()});
   if (!status.ok()) {
     // A failed or aborted communicator is retired; the coordinator will
     // name a new one for the next sweep.
@@ -149,6 +151,17 @@ grpc::Status WorkerServiceImpl::Abort(grpc::ServerContext* context,
   } else {
     cache_.Erase(request->comm_id());
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::GetFlightRecords(
+    grpc::ServerContext* context, const v1::FlightRecordsRequest* request,
+    v1::FlightRecordsResponse* response) {
+  int rank = -1;
+  for (auto& r : recorder_.Snapshot(request->sweep_id(), &rank)) {
+    *response->add_records() = std::move(r);
+  }
+  response->set_rank(rank);
   return grpc::Status::OK;
 }
 

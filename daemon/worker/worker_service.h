@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/worker/communicator_cache.h"
+#include "daemon/worker/flight_recorder.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
 namespace fabricpulse::worker {
@@ -23,6 +24,9 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   grpc::Status Abort(grpc::ServerContext* context,
                      const v1::WorkerAbortRequest* request,
                      v1::WorkerAbortResponse* response) override;
+  grpc::Status GetFlightRecords(grpc::ServerContext* context,
+                                const v1::FlightRecordsRequest* request,
+                                v1::FlightRecordsResponse* response) override;
   grpc::Status Ping(grpc::ServerContext* context,
                     const v1::PingRequest* request,
                     v1::PingResponse* response) override;
@@ -38,6 +42,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
   std::unique_ptr<backend::CollectiveBackend> backend_;
   CommunicatorCache cache_{4};
+  FlightRecorder recorder_;
   std::atomic<bool> cancelled_{false};
 
   absl::Mutex mu_;

@@ -1,0 +1,172 @@
+// Faults against real processes (2 agents x 2 Gloo ranks): a stopped or
+// killed worker mid-sweep, a killed agent. Each ends in a clear result that
+// names the culprit, and the next sweep passes.
+#include <signal.h>
+
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "tests/integration/test_support.h"
+
+namespace fabricpulse::testing {
+namespace {
+
+constexpr int kTimeoutSeconds = 3;
+
+// A sweep long enough to be mid-way when the fault lands: rows stream in
+// from the small sizes first.
+v1::SweepSpec LongSpec() {
+  v1::SweepSpec spec = QuickSpec({"all_reduce"}, 64 << 20);
+  spec.set_factor(2);
+  spec.set_iters(50);
+  spec.set_check(false);
+  spec.set_placement("out_of_place");
+  spec.set_timeout_seconds(kTimeoutSeconds);
+  return spec;
+}
+
+// Runs `spec` on a thread; `Started()` returns once `results` rows came.
+class BackgroundSweep {
+ public:
+  BackgroundSweep(v1::CoordinatorService::Stub& stub, v1::SweepSpec spec,
+                  int results)
+      : thread_([this, &stub, spec, results] {
+          grpc::ClientContext ctx;
+          ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(90)));
+          v1::SweepRequest req;
+          *req.mutable_spec() = spec;
+          auto reader = stub.RunSweep(&ctx, req);
+          v1::SweepEvent event;
+          int seen = 0;
+          while (reader->Read(&event)) {
+            if (event.has_result() && ++seen == results) started_.Notify();
+            if (event.has_finished()) outcome_.finished = event.finished();
+          }
+          grpc::Status s = reader->Finish();
+          ended_ = absl::Now();
+          outcome_.status = absl::Status(
+              static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+          if (!started_.HasBeenNotified()) started_.Notify();
+        }) {}
+  bool WaitStarted() {
+    return started_.WaitForNotificationWithTimeout(absl::Seconds(60));
+  }
+  SweepOutcome Join() {
+    thread_.join();
+    return outcome_;
+  }
+  absl::Time ended() const { return ended_; }
+
+ private:
+  absl::Notification started_;
+  SweepOutcome outcome_;
+  absl::Time ended_;
+  std::thread thread_;
+};
+
+SweepOutcome NextSweepEventually(v1::CoordinatorService::Stub& stub,
+                                 const std::vector<std::string>& nodes = {}) {
+  SweepOutcome next;
+  Eventually(
+      [&] {
+        next =
+            RunSweep(stub, QuickSpec({"all_reduce", "alltoall"}, 4096), nodes);
+        return next.status.ok();
+      },
+      absl::Seconds(45));
+  return next;
+}
+
+class FaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = StartCluster(2, 2);
+    ASSERT_NE(cluster_, nullptr);
+    stub_ = Connect(cluster_->coordinator());
+    ASSERT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
+  }
+  v1::WorkerInfo Worker(int agent, int local) {
+    for (const auto& a : ListAgents(*stub_)) {
+      if (a.node_name() == cluster_->NodeName(agent)) return a.workers(local);
+    }
+    return {};
+  }
+  std::unique_ptr<client::LocalCluster> cluster_;
+  std::unique_ptr<v1::CoordinatorService::Stub> stub_;
+};
+
+TEST_F(FaultTest, StoppedWorkerIsNamedWithinTheTimeoutAndNextSweepPasses) {
+  const v1::WorkerInfo victim = Worker(1, 1);  // rank 3 on local-1
+  BackgroundSweep sweep(*stub_, LongSpec(), 3);
+  ASSERT_TRUE(sweep.WaitStarted());
+  const absl::Time stopped = absl::Now();
+  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
+  SweepOutcome outcome = sweep.Join();
+  EXPECT_FALSE(outcome.status.ok());
+  EXPECT_EQ(outcome.finished.status(), "failed");
+  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
+      << "failed after " << (sweep.ended() - stopped);
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(), "rank 3"))
+      << outcome.status;
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(), "local-1"))
+      << outcome.status;
+  kill(victim.pid(), SIGCONT);  // if the agent has not replaced it yet
+
+  // `diagnose` shows the stored verdict.
+  CliResult d = RunCli({"--coordinator", cluster_->coordinator(), "diagnose",
+                        "--sweep", outcome.finished.sweep_id()});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(absl::StrContains(d.out, "rank 3")) << d.out;
+
+  SweepOutcome next = NextSweepEventually(*stub_);
+  EXPECT_TRUE(next.status.ok()) << next.status;
+}
+
+TEST_F(FaultTest, KilledWorkerIsNamedRespawnedAndNextSweepPasses) {
+  const v1::WorkerInfo victim = Worker(0, 1);  // rank 1 on local-0
+  BackgroundSweep sweep(*stub_, LongSpec(), 3);
+  ASSERT_TRUE(sweep.WaitStarted());
+  ASSERT_EQ(kill(victim.pid(), SIGKILL), 0);
+  SweepOutcome outcome = sweep.Join();
+  EXPECT_FALSE(outcome.status.ok());
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(), "rank 1"))
+      << outcome.status;
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(), "local-0"))
+      << outcome.status;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        v1::WorkerInfo w = Worker(0, 1);
+        return w.ready() && w.pid() != victim.pid();
+      },
+      absl::Seconds(30)));
+  SweepOutcome next = NextSweepEventually(*stub_);
+  EXPECT_TRUE(next.status.ok()) << next.status;
+}
+
+TEST_F(FaultTest, KilledAgentIsLostSweepsOnItFailFastOthersPass) {
+  ASSERT_EQ(kill(cluster_->agent_pids()[1], SIGKILL), 0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        for (const auto& a : ListAgents(*stub_)) {
+          if (a.node_name() == "local-1") return a.state() == "lost";
+        }
+        return false;
+      },
+      absl::Seconds(15)));
+  const absl::Time start = absl::Now();
+  SweepOutcome all =
+      RunSweep(*stub_, QuickSpec({"all_reduce"}), {"local-0", "local-1"});
+  EXPECT_EQ(all.status.code(), absl::StatusCode::kUnavailable) << all.status;
+  EXPECT_TRUE(absl::StrContains(all.status.message(), "local-1"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  SweepOutcome rest = RunSweep(*stub_, QuickSpec({"all_reduce"}), {"local-0"});
+  EXPECT_TRUE(rest.status.ok()) << rest.status;
+  EXPECT_EQ(rest.start.nranks(), 2);
+}
+
+}  // namespace
+}  // namespace fabricpulse::testing
