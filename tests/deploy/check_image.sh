@@ -150,8 +150,12 @@ if [ -f deploy/config/coordinator.yaml ]; then
   config_args=(-v "$root/deploy/config/coordinator.yaml:/etc/fabricpulse/coordinator.yaml:ro"
                -e FABRICPULSE_CONFIG=/etc/fabricpulse/coordinator.yaml)
 fi
+# The state tmpfs stands in for the chart's PVC with fsGroup 65532: `U` makes
+# it the container user's. (mode=1777 does not work there: a tmpfs over a
+# directory the image has takes that directory's mode, 0755, owned by root,
+# and the coordinator could not create its history.db.)
 run -d --name fp-image-test --network none --read-only "${config_args[@]}" \
-  --tmpfs /tmp:rw,size=64m --tmpfs /var/lib/fabricpulse:rw,size=64m,mode=1777 \
+  --tmpfs /tmp:rw,size=64m --tmpfs /var/lib/fabricpulse:rw,size=64m,U \
   --cap-drop ALL --security-opt no-new-privileges --user 65532:65532 --shm-size 256m \
   "$tag" >/dev/null 2>"$image_dir/run.log" || { cat "$image_dir/run.log"; fail "podman run coordinator"; }
 for _ in $(seq 1 50); do

@@ -166,7 +166,27 @@ def flatten_panels(panels):
             yield child
 
 
-def check_dashboard(path, contract, problems, queries):
+def parse_variable_query(variable):
+    """(expr, label) of a Grafana query variable: label_values(expr, label)
+    gives its label, query_result(expr) gives label None; None if the query
+    is neither."""
+    q = variable.get("query")
+    q = q.get("query") if isinstance(q, dict) else q
+    m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\s*\)\s*", q or "",
+                     re.S)
+    if m:
+        return m.group(1), m.group(2)
+    m = re.fullmatch(r"\s*query_result\((.*)\)\s*", q or "", re.S)
+    if m:
+        return m.group(1), None
+    return None
+
+
+def check_dashboard(path, contract, problems, queries,
+                    sample_values=SAMPLE_VALUES):
+    """Checks one dashboard; appends (group, record, where, expr) for each of
+    its queries to `queries`, variables replaced by `sample_values` (name ->
+    value; "x" for a variable not in it). Returns the dashboard, or None."""
     where = os.path.basename(path)
     try:
         with open(path) as f:
@@ -204,7 +224,7 @@ def check_dashboard(path, contract, problems, queries):
         name = v.get("name")
         if v.get("type") == "datasource":
             continue
-        values[name] = SAMPLE_VALUES.get(name, "x")
+        values[name] = sample_values.get(name, "x")
 
     def ds_ok(obj):
         d = obj.get("datasource")
@@ -220,20 +240,14 @@ def check_dashboard(path, contract, problems, queries):
         vwhere = "%s variable %s" % (where, v.get("name"))
         if not ds_ok(v):
             problems.add(vwhere, "datasource is not ${datasource}")
-        q = v.get("query")
-        q = q.get("query") if isinstance(q, dict) else q
-        m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\s*\)\s*", q or "",
-                         re.S)
-        m2 = re.fullmatch(r"\s*query_result\((.*)\)\s*", q or "", re.S)
-        if m:
-            expr, label = m.group(1), m.group(2)
-            contract.check_labels(vwhere, [label], problems, "label_values")
-        elif m2:
-            expr = m2.group(1)
-        else:
+        parsed = parse_variable_query(v)
+        if parsed is None:
             problems.add(vwhere, "query %r is not label_values(selector, "
-                         "label) or query_result(expr)" % q)
+                         "label) or query_result(expr)" % v.get("query"))
             continue
+        expr, label = parsed
+        if label is not None:
+            contract.check_labels(vwhere, [label], problems, "label_values")
         expr = substitute(expr, values, vwhere, problems)
         contract.check_expr(vwhere, expr, problems)
         queries.append((group, "%s:var_%s" % (group, v.get("name")), vwhere,

@@ -2,6 +2,8 @@
 # binaries (benchmarks and GPU checks). Source it; set BIN first.
 #   cluster_up AGENTS RANKS BACKEND [ENV=VALUE ...]  -> sets COORD
 #   cluster_down
+# Optional: COORD_ARGS (a string, split on whitespace) is appended to the
+# coordinator's command line, e.g. COORD_ARGS="--config /tmp/plans.yaml".
 
 CLUSTER_PIDS=()
 CLUSTER_DIR=""
@@ -20,9 +22,10 @@ cluster_up() {
   local agents=$1 ranks=$2 backend=$3
   shift 3
   CLUSTER_DIR=$(mktemp -d /tmp/fabricpulse-cluster-XXXXXX)
+  # shellcheck disable=SC2086  # COORD_ARGS is split into arguments on purpose
   "$BIN/fabricpulse-coordinator" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
     --state-dir "$CLUSTER_DIR/state" --port-file "$CLUSTER_DIR/coord.ports" \
-    2>"$CLUSTER_DIR/coord.log" &
+    ${COORD_ARGS:-} 2>"$CLUSTER_DIR/coord.log" &
   CLUSTER_PIDS+=($!)
   _wait_port_file "$CLUSTER_DIR/coord.ports" || return 1
   COORD=$(sed -n 's/^grpc=//p' "$CLUSTER_DIR/coord.ports")

@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Live checks of FabricPulse's metrics against a running Prometheus.
+
+Helper of tests/deploy/check_live_metrics.sh (which starts the cluster and
+Prometheus and holds the list of expected-empty queries). Subcommands:
+
+  wait URL QUERY [--min V] [--timeout S]
+      Poll URL/api/v1/query until QUERY returns a sample (>= V if given).
+  queries URL --expect FILE --values k=v,... --dashboards ... --rules ...
+      Evaluate every dashboard query (observability_lint's extraction, the
+      variables replaced by real values) and every recording/alert rule
+      expression, and compare with the expectations in FILE.
+  series --before A --after B [--allow-plan P] [--allow-ops ...]
+      Compare two /metrics snapshots of one daemon: no fabricpulse_* series
+      may disappear, and every new one must be one the caller allows.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import observability_lint as lint  # noqa: E402  (reused, not duplicated)
+import yaml  # noqa: E402  (observability_lint has checked it is installed)
+
+
+# --------------------------------------------------------------------------
+# Prometheus HTTP API
+
+
+class QueryError(Exception):
+    pass
+
+
+def prom_get(url, path, **params):
+    full = "%s%s?%s" % (url.rstrip("/"), path, urllib.parse.urlencode(params))
+    try:
+        with urllib.request.urlopen(full, timeout=10) as r:
+            body = json.load(r)
+    except urllib.error.HTTPError as e:  # 400/422: bad or failing query
+        try:
+            body = json.load(e)
+        except ValueError:
+            raise QueryError("HTTP %d" % e.code)
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise QueryError(str(e))
+    if body.get("status") != "success":
+        raise QueryError("%s: %s" % (body.get("errorType"), body.get("error")))
+    return body["data"]
+
+
+def query(url, expr):
+    """Instant query: list of (labels, value) of a vector, or of a scalar."""
+    data = prom_get(url, "/api/v1/query", query=expr)
+    kind, result = data["resultType"], data["result"]
+    if kind == "vector":
+        return [(s["metric"], float(s["value"][1])) for s in result]
+    if kind == "matrix":
+        return [(s["metric"], float(s["values"][-1][1])) for s in result]
+    if kind in ("scalar", "string"):
+        return [({}, result[1])]
+    raise QueryError("unexpected result type %s" % kind)
+
+
+def cmd_wait(args):
+    start = time.monotonic()
+    last = None
+    while True:
+        try:
+            result = query(args.url, args.query)
+            last = result
+            if result and (args.min is None or
+                           any(v >= args.min for _, v in result)):
+                print("  %s: %d series after %.1fs" %
+                      (args.query, len(result), time.monotonic() - start))
+                return 0
+        except QueryError as e:
+            last = e
+        if time.monotonic() - start > args.timeout:
+            print("FAIL: %s: no sample%s within %.0fs (last answer: %s)" %
+                  (args.query, "" if args.min is None else " >= %g" % args.min,
+                   args.timeout, last), file=sys.stderr)
+            return 1
+        time.sleep(0.2)
+
+
+# --------------------------------------------------------------------------
+# Every dashboard query and rule expression
+
+
+def parse_expectations(path):
+    """KEY | EXPECT | REASON lines; # comments. EXPECT: data, empty,
+    evaluates, or if:<PromQL guard> (data exactly when the guard has)."""
+    table = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = [p.strip() for p in line.split(" | ", 2)]
+            if len(parts) != 3 or not parts[2]:
+                sys.exit("live_metrics: %s:%d: want KEY | EXPECT | REASON" %
+                         (path, n))
+            key, expect, reason = parts
+            if not (expect in ("data", "empty", "evaluates") or
+                    expect.startswith("if:")):
+                sys.exit("live_metrics: %s:%d: unknown expectation %r" %
+                         (path, n, expect))
+            if key in table:
+                sys.exit("live_metrics: %s:%d: %s listed twice" % (path, n,
+                                                                  key))
+            table[key] = (expect, reason)
+    return table
+
+
+def rule_key(rule):
+    """record:NAME / alert:NAME, plus {k=v,...} of its labels but severity
+    (tells apart rules of one name: per-plan constants, alert reasons)."""
+    kind = "record" if "record" in rule else "alert"
+    labels = {k: v for k, v in (rule.get("labels") or {}).items()
+              if k != "severity"}
+    key = "%s:%s" % (kind, rule.get(kind))
+    if labels:
+        key += "{%s}" % ",".join("%s=%s" % kv for kv in sorted(labels.items()))
+    return key
+
+
+def collect(args, values):
+    """[(key, kind, where, expr, extra)] for every query to evaluate."""
+    contract = lint.ContractChecker(lint.parse_contract(args.contract))
+    problems = lint.Problems()
+    items = []
+    for path in args.dashboards:
+        found = []
+        dash = lint.check_dashboard(path, contract, problems, found,
+                                    sample_values=values)
+        labels = {}
+        for v in ((dash or {}).get("templating") or {}).get("list", []):
+            parsed = lint.parse_variable_query(v) if v.get(
+                "type") == "query" else None
+            if parsed and parsed[1]:
+                labels[v.get("name")] = parsed[1]
+        for _group, record, where, expr in found:
+            var = record.split(":var_", 1)[1] if ":var_" in record else None
+            items.append((record, "variable" if var else "panel", where, expr,
+                          (labels.get(var), values.get(var)) if var else None))
+    # Reported with the live results (not instead of them): the live check
+    # says what such a query returns.
+    lint_problems = ["observability_lint: %s" % p for p in problems.items]
+    n_rules = 0
+    for path in args.rules:
+        with open(path) as f:
+            doc = yaml.safe_load(f) or {}
+        for g in doc.get("groups", []):
+            for r in g.get("rules", []):
+                n_rules += 1
+                key = rule_key(r)
+                where = "%s %s" % (os.path.basename(path), key)
+                kind = "record" if "record" in r else "alert"
+                items.append((key, kind, where, str(r["expr"]), None))
+                if kind == "record":
+                    sel = ",".join('%s="%s"' % kv for kv in sorted(
+                        (r.get("labels") or {}).items()))
+                    items.append((key + " (series)", "series", where,
+                                  "%s{%s}" % (r["record"], sel), None))
+    keys = [i[0] for i in items]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        sys.exit("live_metrics: query keys not unique: %s" % dup)
+    return items, n_rules, lint_problems
+
+
+def check_rule_health(url, n_rules):
+    """Every rule loaded and evaluated by Prometheus without error."""
+    bad = []
+    data = prom_get(url, "/api/v1/rules")
+    loaded = [r for g in data["groups"] for r in g["rules"]]
+    for r in loaded:
+        if r.get("health") != "ok" or r.get("lastError"):
+            bad.append("rule %s: health %s %s" % (r.get("name"), r.get(
+                "health"), r.get("lastError", "")))
+    if len(loaded) != n_rules:
+        bad.append("Prometheus loaded %d rules, the rule files have %d" %
+                   (len(loaded), n_rules))
+    print("  /api/v1/rules: %d rules loaded in %d groups, %d unhealthy" %
+          (len(loaded), len(data["groups"]), len(bad)))
+    return bad
+
+
+def cmd_queries(args):
+    values = dict(v.split("=", 1) for v in args.values.split(",") if v)
+    table = parse_expectations(args.expect)
+    items, n_rules, lint_problems = collect(args, values)
+    failures = lint_problems + check_rule_health(args.url, n_rules)
+    unused = set(table) - {i[0] for i in items}
+    for key in sorted(unused):
+        failures.append("%s: in the expectation table but no such query "
+                        "(stale entry?)" % key)
+    counts = {}
+    print()
+    for key, kind, where, expr, extra in items:
+        default = "evaluates" if kind == "alert" else "data"
+        if kind == "series" and key[:-len(" (series)")] in table:
+            expect = table[key[:-len(" (series)")]][0]
+        else:
+            expect = table.get(key, (default, ""))[0]
+        one_line = " ".join(expr.split())
+        try:
+            result = query(args.url, expr)
+        except QueryError as e:
+            failures.append("%s [%s]: query failed: %s\n      %s" %
+                            (key, where, e, one_line))
+            print("  FAIL  %-9s %-58s error" % (expect.split(":")[0], key))
+            continue
+        has = bool(result)
+        want = None
+        if expect == "data":
+            want = True
+        elif expect == "empty":
+            want = False
+        elif expect.startswith("if:"):
+            try:
+                want = bool(query(args.url, expect[3:]))
+            except QueryError as e:
+                failures.append("%s: guard %r failed: %s" % (key, expect[3:],
+                                                             e))
+                continue
+        ok = want is None or want == has
+        if not ok:
+            failures.append("%s [%s]: expected %s, got %s\n      %s" % (
+                key, where,
+                "data" if want else "no data",
+                "%d series" % len(result) if has else "no data", one_line))
+        if has and extra and extra[0]:  # label_values: offers our value
+            label, value = extra
+            offered = sorted({m.get(label) for m, _ in result} - {None})
+            if value not in offered:
+                ok = False
+                failures.append("%s [%s]: label_values(..., %s) offers %s, "
+                                "not the value %r the check substitutes" %
+                                (key, where, label, offered, value))
+        counts[kind] = counts.get(kind, 0) + 1
+        print("  %-4s  %-9s %-58s %s" % ("ok" if ok else "FAIL",
+                                         expect.split(":")[0],
+                                         key, "%d series" % len(result)
+                                         if has else "empty"))
+    print()
+    print("live_metrics: evaluated %s" % ", ".join(
+        "%d %s" % (n, k) for k, n in sorted(counts.items())))
+    listed = {k: v for k, v in table.items() if k not in unused}
+    if listed:
+        print("live_metrics: expectations other than the default (panel, "
+              "variable, record: data; alert: evaluates without error):")
+        for key, (expect, reason) in sorted(listed.items()):
+            print("  %-58s %s: %s" % (key, expect, reason))
+    if failures:
+        for f in failures:
+            print("FAIL: %s" % f, file=sys.stderr)
+        return 1
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Series bounds from /metrics snapshots
+
+SAMPLE = re.compile(r"^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+\S+(?:\s+\d+)?$")
+LABEL = re.compile(r'([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_series(path, prefix="fabricpulse_"):
+    series = set()
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            m = SAMPLE.match(line)
+            if not m:
+                sys.exit("live_metrics: %s: cannot parse %r" % (path, line))
+            if m.group(1).startswith(prefix):
+                labels = tuple(sorted(LABEL.findall(m.group(2) or "")))
+                series.add((m.group(1), labels))
+    return series
+
+
+def show(s):
+    return "%s{%s}" % (s[0], ",".join('%s="%s"' % kv for kv in s[1]))
+
+
+def cmd_series(args):
+    before, after = parse_series(args.before), parse_series(args.after)
+    allow_ops = set(filter(None, args.allow_ops.split(",")))
+    allow_sizes = set(filter(None, args.allow_sizes.split(",")))
+    ranks = set()
+    for spec in filter(None, args.ranks.split(",")):  # node:rank
+        ranks.add(tuple(spec.split(":", 1)))
+    befores = {(n, l) for n, l in before}
+    reasons, bad = {}, []
+    for s in sorted(after - before):
+        name, labels = s[0], dict(s[1])
+        why = None
+        if (args.allow_plan and labels.get("plan") == args.allow_plan and
+                labels.get("op", "") in allow_ops | {""} and
+                labels.get("size", "") in allow_sizes | {""}):
+            why = "plan %s (sweeps run in between)" % args.allow_plan
+        elif (args.allow_baseline and
+              name == "fabricpulse_baseline_busbw_bytes_per_second" and
+              ("fabricpulse_busbw_bytes_per_second", s[1]) in befores):
+            why = "baseline of an existing step (a good sweep now exists)"
+        elif (name == "fabricpulse_slowest_rank_total" and
+              (labels.get("node"), labels.get("rank")) in ranks):
+            why = "slowest-rank counter of a fleet rank (first time slowest)"
+        elif (args.allow_hang and name == "fabricpulse_hangs_total" and
+              labels.get("node") in {n for n, _ in ranks}):
+            why = "hang counter of a fleet node (a diagnosed failed sweep)"
+        elif (args.allow_hang and name == "fabricpulse_hang_culprit" and
+              (labels.get("node"), labels.get("rank")) in ranks):
+            why = "hang culprit of a fleet rank (a diagnosed failed sweep)"
+        elif (args.allow_agent_ops and
+              name == "fabricpulse_agent_rank_latency_seconds" and
+              labels.get("op") in allow_ops and
+              labels.get("size") in allow_sizes):
+            why = "rank latency of an op/size of the sweeps run in between"
+        if why:
+            reasons[why] = reasons.get(why, 0) + 1
+        else:
+            bad.append(show(s))
+    gone = sorted(show(s) for s in before - after)
+    print("  %s: %d fabricpulse_* series -> %s: %d (+%d, -%d)" % (
+        os.path.basename(args.before), len(before),
+        os.path.basename(args.after), len(after), len(after - before),
+        len(gone)))
+    for why, n in sorted(reasons.items()):
+        print("    +%d %s" % (n, why))
+    if args.same_plan:
+        b = sum(1 for s in before if dict(s[1]).get("plan") == args.same_plan)
+        a = sum(1 for s in after if dict(s[1]).get("plan") == args.same_plan)
+        print("    plan %s: %d series -> %d" % (args.same_plan, b, a))
+        if a != b:
+            bad.append("plan %s has %d series, was %d" % (args.same_plan, a,
+                                                          b))
+    failed = False
+    for s in gone:
+        print("FAIL: series disappeared: %s" % s, file=sys.stderr)
+        failed = True
+    for s in bad:
+        print("FAIL: unexpected new series: %s" % s, file=sys.stderr)
+        failed = True
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("wait")
+    w.add_argument("url")
+    w.add_argument("query")
+    w.add_argument("--min", type=float)
+    w.add_argument("--timeout", type=float, default=20)
+    q = sub.add_parser("queries")
+    q.add_argument("url")
+    q.add_argument("--expect", required=True)
+    q.add_argument("--values", required=True)
+    q.add_argument("--contract", required=True)
+    q.add_argument("--dashboards", nargs="+", required=True)
+    q.add_argument("--rules", nargs="+", required=True)
+    s = sub.add_parser("series")
+    s.add_argument("--before", required=True)
+    s.add_argument("--after", required=True)
+    s.add_argument("--allow-plan", default="")
+    s.add_argument("--allow-ops", default="")
+    s.add_argument("--allow-sizes", default="")
+    s.add_argument("--allow-baseline", action="store_true")
+    s.add_argument("--allow-agent-ops", action="store_true")
+    s.add_argument("--allow-hang", action="store_true",
+                   help="a failed sweep ran: hang series of the fleet's "
+                   "nodes and ranks may appear")
+    s.add_argument("--ranks", default="", help="node:rank,... of the fleet")
+    s.add_argument("--same-plan", default="",
+                   help="this plan's series count must not change")
+    args = ap.parse_args()
+    return {"wait": cmd_wait, "queries": cmd_queries,
+            "series": cmd_series}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
