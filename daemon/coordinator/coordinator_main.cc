@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,16 @@ int Run(const CoordinatorFlags& config) {
       common::MetricsServer::Start(config.metrics_listen, "coordinator");
   if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
   CoordinatorMetrics coordinator_metrics((*metrics)->registry());
+  // Each plan's last success survives a restart (newest first).
+  auto recent = (*history)->ListSweeps(1000);
+  if (recent.ok()) {
+    std::set<std::string> seen;
+    for (const SweepRecord& r : *recent) {
+      if (r.status == kSweepSucceeded && seen.insert(r.plan).second) {
+        coordinator_metrics.RestoreLastSuccess(r.plan, r.finished);
+      }
+    }
+  }
 
   grpc::ServerBuilder builder;
   int port = 0;

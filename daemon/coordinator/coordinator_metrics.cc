@@ -154,6 +154,12 @@ void CoordinatorMetrics::SweepFinished(const std::string& plan,
   }
 }
 
+void CoordinatorMetrics::RestoreLastSuccess(const std::string& plan,
+                                            absl::Time when) {
+  last_success_timestamp_.Add({{"plan", plan.empty() ? "adhoc" : plan}})
+      .Set(absl::ToDoubleSeconds(when - absl::UnixEpoch()));
+}
+
 void CoordinatorMetrics::CommInit(int nranks, double seconds) {
   comm_init_.Add({{"nranks", absl::StrCat(nranks)}}).Set(seconds);
 }

@@ -67,6 +67,11 @@ class CoordinatorMetrics {
                      const std::string& outcome, double duration_seconds,
                      absl::Time finished);
 
+  // Restores fabricpulse_last_success_timestamp_seconds{plan} from the
+  // history at start-up, so a restart does not make a plan look fresh or
+  // stale.
+  void RestoreLastSuccess(const std::string& plan, absl::Time when);
+
   // Sets fabricpulse_comm_init_seconds{nranks}: the last communicator init
   // time (slowest rank) of a communicator of `nranks` ranks.
   void CommInit(int nranks, double seconds);

@@ -13,6 +13,7 @@
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
+#include "daemon/core/straggler.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -285,6 +286,7 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
                            trigger, ") started on ", nodes.size(), " node(s)"));
   core::Diagnosis diagnosis;
   bool diagnosed = false;
+  std::vector<core::MergedStep> merged;  // for the straggler signal
   runner->OnFailure([&](const absl::Status&) {
     diagnosis = CollectAndDiagnose(sweep_id, info.agents, channels_);
     diagnosed = true;
@@ -295,6 +297,11 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
         if (event.has_result()) {
           v1::SweepEvent copy = event;
           RecordResult(info, *copy.mutable_result());
+          core::MergedStep m;
+          m.slowest_rank = event.result().slowest_rank();
+          m.min_rank_time_seconds = event.result().min_rank_time_seconds();
+          m.max_rank_time_seconds = event.result().max_rank_time_seconds();
+          merged.push_back(m);
           return sink(copy);
         }
         if (event.has_comm_ready()) {
@@ -349,6 +356,14 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
   finished.mutable_finished()->set_status(outcome);
   finished.mutable_finished()->set_error(std::string(status.message()));
   finished.mutable_finished()->set_duration_seconds(duration);
+  if (auto straggler = core::FindStraggler(merged)) {
+    std::string who = straggler->Describe();
+    if (straggler->rank < static_cast<int>(info.rank_nodes.size())) {
+      absl::StrAppend(&who, " (node ", info.rank_nodes[straggler->rank], ")");
+    }
+    FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " straggler: ", who));
+    finished.mutable_finished()->set_straggler(who);
+  }
   sink(finished);
   return status;
 }

@@ -62,9 +62,9 @@ absl::Status Configure(sqlite3* db, const std::string& path) {
         absl::StrCat("history store: cannot use WAL journaling (mode is '",
                      mode, "'); put the state dir on a local file system"));
   }
-  FP_RETURN_IF_ERROR(Exec(db,
-                          "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
-                          "setting durability"));
+  FP_RETURN_IF_ERROR(
+      Exec(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+           "setting durability"));
   return ApplyMigrations(db);
 }
 

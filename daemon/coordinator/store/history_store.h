@@ -83,13 +83,13 @@ struct SweepWithSteps {
 // schema.h, migrated at Open. Times are stored as Unix nanoseconds
 // (InfinitePast as NULL); doubles round-trip exactly, NaN included.
 //
-// Durability: WAL journal with synchronous=FULL. Every method that writes is
-// one transaction, committed and fsynced to the WAL before it returns, so a
-// kill -9 of the process after a method returned loses nothing; so does a
-// power loss or kernel crash. (synchronous=NORMAL would already survive
-// kill -9, since a committed WAL frame is in the OS page cache, but not a
-// power loss; at a few writes per step the fsync costs nothing that
-// matters.) Opening after a crash replays the WAL.
+// Durability: WAL journal with synchronous=NORMAL. Every method that writes
+// is one transaction, committed to the WAL (in the OS page cache) before it
+// returns, so a kill -9 of the process after a method returned loses
+// nothing (tested). A power loss or kernel crash can lose the transactions
+// since the last checkpoint: the price of not paying an fsync (milliseconds
+// on ordinary disks) per step on the path of every result a user waits for.
+// Opening after a crash replays the WAL.
 //
 // Thread-safety: thread-safe. One connection, guarded by a mutex held for
 // each method's whole transaction, so calls from different threads are

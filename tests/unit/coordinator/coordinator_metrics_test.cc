@@ -175,6 +175,16 @@ TEST(CoordinatorMetricsTest, SweepFinishedKeepsLabelsBounded) {
   EXPECT_THAT(text, Not(HasSubstr("cron job")));
 }
 
+TEST(CoordinatorMetricsTest, LastSuccessIsRestoredAfterARestart) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.RestoreLastSuccess("nightly", absl::FromUnixSeconds(1700000000));
+  EXPECT_EQ(ValueOf(Serialize(registry),
+                    "fabricpulse_last_success_timestamp_seconds{plan="
+                    "\"nightly\"}"),
+            "1700000000");
+}
+
 TEST(CoordinatorMetricsTest, FleetSeries) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
