@@ -13,12 +13,7 @@ namespace fabricpulse::client {
 
 int RunAgentsCommand(const std::string& coordinator) {
   auto stub = ConnectCoordinator(coordinator);
-  if (!stub.ok()) {
-    PrintError(std::string(stub.status().message()));
-    return stub.status().code() == absl::StatusCode::kInvalidArgument
-               ? kExitBadInput
-               : kExitUnreachable;
-  }
+  if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   v1::ListAgentsRequest req;

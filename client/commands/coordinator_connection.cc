@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
+#include "client/commands/exit_codes.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -42,6 +43,12 @@ ConnectCoordinator(const std::string& address) {
     state = channel->GetState(/*try_to_connect=*/true);
   }
   return v1::CoordinatorService::NewStub(channel);
+}
+
+int ReportConnectError(const absl::Status& status) {
+  PrintError(std::string(status.message()));
+  return status.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput
+                                                             : kExitUnreachable;
 }
 
 void PrintError(const std::string& message) {

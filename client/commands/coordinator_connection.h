@@ -16,4 +16,8 @@ ConnectCoordinator(const std::string& address);
 // Prints "fabricpulse: <message>" on stderr (one line).
 void PrintError(const std::string& message);
 
+// Prints a ConnectCoordinator error and returns the exit code for it:
+// bad input when no address was given, unreachable otherwise.
+int ReportConnectError(const absl::Status& status);
+
 }  // namespace fabricpulse::client

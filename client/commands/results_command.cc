@@ -145,12 +145,7 @@ int RunResultsCommand(const std::string& coordinator,
   output.unit = *unit;
   output.raw = flags.raw;
   auto stub = ConnectCoordinator(coordinator);
-  if (!stub.ok()) {
-    PrintError(std::string(stub.status().message()));
-    return stub.status().code() == absl::StatusCode::kInvalidArgument
-               ? kExitBadInput
-               : kExitUnreachable;
-  }
+  if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
   if (!flags.sweep_id.empty()) {

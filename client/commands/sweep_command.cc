@@ -75,12 +75,7 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
     return kExitBadInput;
   }
   auto stub = ConnectCoordinator(coordinator);
-  if (!stub.ok()) {
-    PrintError(std::string(stub.status().message()));
-    return stub.status().code() == absl::StatusCode::kInvalidArgument
-               ? kExitBadInput
-               : kExitUnreachable;
-  }
+  if (!stub.ok()) return ReportConnectError(stub.status());
 
   v1::SweepRequest request;
   *request.mutable_spec() = common::SpecToProto(*spec);
