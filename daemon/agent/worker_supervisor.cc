@@ -119,9 +119,7 @@ void WorkerSupervisor::Monitor(int index) {
       slot.channel.reset();
       if (stopping_) return;
       slot.restarts++;
-      common::ExitInfo info;
-      if (WIFEXITED(wstatus)) info.exit_code = WEXITSTATUS(wstatus);
-      if (WIFSIGNALED(wstatus)) info.signal = WTERMSIG(wstatus);
+      const common::ExitInfo info = common::ExitInfoFromWaitStatus(wstatus);
       FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
                                   "; restarting (restart ", slot.restarts,
                                   ")"));

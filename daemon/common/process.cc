@@ -34,14 +34,14 @@ std::vector<std::string> MergedEnvironment(
   return env;
 }
 
-ExitInfo FromWaitStatus(int status) {
+}  // namespace
+
+ExitInfo ExitInfoFromWaitStatus(int status) {
   ExitInfo info;
   if (WIFEXITED(status)) info.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) info.signal = WTERMSIG(status);
   return info;
 }
-
-}  // namespace
 
 std::string ExitInfo::Describe() const {
   if (signal != 0) return absl::StrCat("killed by signal ", signal);
@@ -108,7 +108,7 @@ std::optional<ExitInfo> WaitForExit(pid_t pid, absl::Duration timeout) {
   while (true) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return FromWaitStatus(status);
+    if (r == pid) return ExitInfoFromWaitStatus(status);
     if (r < 0) return std::nullopt;  // not our child or already reaped
     if (absl::Now() >= deadline) return std::nullopt;
     // Polling with a capped backoff: waitpid has no timed variant.

@@ -33,6 +33,9 @@ struct ExitInfo {
   std::string Describe() const;
 };
 
+// Decodes a waitpid() status.
+ExitInfo ExitInfoFromWaitStatus(int status);
+
 // Waits up to `timeout` for `pid` to exit and reaps it; nullopt on timeout.
 std::optional<ExitInfo> WaitForExit(pid_t pid, absl::Duration timeout);
 
