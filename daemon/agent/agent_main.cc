@@ -15,6 +15,7 @@
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/agent_service.h"
 #include "daemon/agent/backend_selection.h"
+#include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/registration.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "daemon/common/address.h"
@@ -84,13 +85,23 @@ int Run(const AgentConfig& config) {
   };
   WorkerSupervisor supervisor(sup);
   supervisor_ptr = &supervisor;
+  // The busy-GPU check (NVML): GPU ranks only, off without a driver.
+  GpuBusyProbeOptions probe_options;
+  probe_options.workers = [&supervisor] { return supervisor.Snapshot(); };
+  probe_options.metrics = &agent_metrics;
+  probe_options.on_change = [&registration_ptr] {
+    if (Registration* r = registration_ptr.load()) r->Nudge();
+  };
+  std::unique_ptr<GpuBusyProbe> gpu_probe =
+      MakeGpuBusyProbe(gpus, std::move(probe_options));
 
   int port = 0;
   AgentIdentity identity;
   identity.node_name = config.node_name;
   identity.backend = backend;
   identity.backend_version = selection->version;
-  AgentServiceImpl service(identity, &supervisor, &agent_metrics);
+  CoordinatorContact contact;
+  AgentServiceImpl service(identity, &supervisor, &agent_metrics, &contact);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port);
@@ -101,8 +112,14 @@ int Run(const AgentConfig& config) {
   }
   service.SetAddress(common::JoinHostPort(host, port));
 
-  Registration registration(config.coordinator,
-                            [&service] { return service.Info(); });
+  Registration registration(
+      config.coordinator,
+      [&service, &gpu_probe] {
+        v1::AgentInfo info = service.Info();
+        if (gpu_probe) gpu_probe->Annotate(info);
+        return info;
+      },
+      &contact);
   registration_ptr = &registration;
   supervisor.Start();
   if (!config.port_file.empty()) {
@@ -111,6 +128,7 @@ int Run(const AgentConfig& config) {
         {common::JoinHostPort(listen->host, port), (*metrics)->address()});
     if (!written.ok()) return Fail(std::string(written.message()));
   }
+  if (gpu_probe) gpu_probe->Start();
   registration.Start();
   FP_LOG_INFO(absl::StrCat("node ", config.node_name, " serving on ",
                            common::JoinHostPort(host, port), ", ", gpus.size(),
@@ -122,6 +140,7 @@ int Run(const AgentConfig& config) {
   FP_LOG_DEBUG("registration stopped");
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(3));
   FP_LOG_DEBUG("server stopped");
+  if (gpu_probe) gpu_probe->Stop();
   supervisor.Stop();
   registration_ptr = nullptr;
   FP_LOG_DEBUG("workers stopped");
@@ -160,7 +179,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ranks", config.ranks, "CPU ranks to run (gloo; default 1)")
       ->envname("FABRICPULSE_RANKS");
-  app.add_option("--gpus", config.gpus, "GPU indices to run, e.g. 0,1 (nccl)")
+  app.add_option("--gpus", config.gpus,
+                 "GPU indices to run, e.g. 0,1 (nccl); NVML (nvidia-smi) "
+                 "order, which the busy-GPU check also uses")
       ->envname("FABRICPULSE_GPUS");
   app.add_option("--port-file", config.port_file,
                  "Write grpc=HOST:PORT and metrics=HOST:PORT here once "

@@ -47,8 +47,9 @@ class AgentMetrics {
                    double mean_seconds);
 
   // Sets fabricpulse_agent_gpu_busy{node, gpu} to 1 when other compute
-  // processes use GPU `gpu`, 0 otherwise. Not called yet: the agent has no
-  // NVML probe, so the series is absent until one is added.
+  // processes use GPU `gpu`, 0 otherwise. The NVML probe
+  // (gpu_busy_probe.h) calls it at each poll; the series is absent for CPU
+  // ranks and on nodes without NVML.
   void GpuBusy(int gpu, bool busy);
 
  private:

@@ -20,6 +20,7 @@ constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(1);
 constexpr absl::Duration kRecordsRpcTimeout = absl::Seconds(1);
 constexpr absl::Duration kStuckGrace = absl::Seconds(2);
 constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(100);
+constexpr absl::Duration kDefaultSweepLease = absl::Seconds(5);
 
 // Shared state of one relayed sweep: one thread per local rank writes into
 // the coordinator's stream under the mutex.
@@ -37,9 +38,11 @@ struct Relay {
 
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    WorkerSupervisor* supervisor,
-                                   AgentMetrics* metrics)
+                                   AgentMetrics* metrics,
+                                   CoordinatorContact* contact)
     : identity_(std::move(identity)),
       supervisor_(supervisor),
+      contact_(contact),
       metrics_(metrics) {}
 
 std::string AgentServiceImpl::NodeName() const {
@@ -59,6 +62,7 @@ v1::AgentInfo AgentServiceImpl::Info() const {
   info.set_address(identity_.address);
   info.set_backend(identity_.backend);
   info.set_backend_version(identity_.backend_version);
+  info.set_running_sweep(running_sweep_);
   for (const v1::WorkerInfo& w : supervisor_->Snapshot()) {
     *info.add_workers() = w;
   }
@@ -75,6 +79,17 @@ grpc::Status AgentServiceImpl::Describe(grpc::ServerContext* context,
 grpc::Status AgentServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::AgentSweepRequest* request,
     grpc::ServerWriter<v1::AgentSweepEvent>* writer) {
+  const absl::Time arrived = absl::Now();
+  const absl::Duration lease = request->lease_seconds() > 0
+                                   ? absl::Seconds(request->lease_seconds())
+                                   : kDefaultSweepLease;
+  if (absl::Status admitted = contact_->AdmitEpoch(request->membership_epoch());
+      !admitted.ok()) {
+    FP_LOG_WARNING(absl::StrCat("sweep ", request->sweep_id(),
+                                " refused: ", admitted.message()));
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        std::string(admitted.message()));
+  }
   struct Target {
     int rank;
     int local_index;
@@ -94,6 +109,12 @@ grpc::Status AgentServiceImpl::RunSweep(
     targets.push_back({a.rank(), a.local_index(), channel});
   }
   RememberRanks(*request);
+  {
+    absl::MutexLock lock(&mu_);
+    running_sweep_ = request->sweep_id();
+    running_comm_ = request->comm_id();
+    abort_requested_ = false;
+  }
 
   // The workers' step events carry only the step index: expand the spec as
   // the workers do to label each rank's latency with its op and size. A spec
@@ -179,7 +200,20 @@ grpc::Status AgentServiceImpl::RunSweep(
     };
     relay.mu.AwaitWithTimeout(absl::Condition(&done), kCancelPollInterval);
     if (relay.running == 0) break;
-    if (!aborted && (relay.failed || context->IsCancelled())) {
+    if (!aborted && !relay.failed) {
+      absl::Status held = contact_->CheckLease(request->sweep_id(), arrived,
+                                               lease, absl::Now());
+      if (!held.ok()) {
+        FP_LOG_WARNING(absl::StrCat("sweep ", request->sweep_id(), " on node ",
+                                    NodeName(), ": ", held.message(),
+                                    "; aborting its workers"));
+        relay.failed = true;
+        relay.first_error = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                         std::string(held.message()));
+      }
+    }
+    if (!aborted &&
+        (relay.failed || context->IsCancelled() || AbortRequested())) {
       aborted = true;
       aborted_at = absl::Now();
       relay.mu.Unlock();
@@ -206,12 +240,24 @@ grpc::Status AgentServiceImpl::RunSweep(
     }
   }
   for (std::thread& t : threads) t.join();
+  {
+    absl::MutexLock lock(&mu_);
+    if (running_sweep_ == request->sweep_id()) {
+      running_sweep_.clear();
+      running_comm_.clear();
+    }
+  }
   absl::MutexLock lock(&relay.mu);
   if (relay.failed) return relay.first_error;
   if (context->IsCancelled()) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "sweep cancelled");
   }
   return grpc::Status::OK;
+}
+
+bool AgentServiceImpl::AbortRequested() const {
+  absl::MutexLock lock(&mu_);
+  return abort_requested_;
 }
 
 void AgentServiceImpl::AbortWorkers(const std::string& comm_id) {
@@ -311,6 +357,12 @@ grpc::Status AgentServiceImpl::GetFlightRecords(
 grpc::Status AgentServiceImpl::Abort(grpc::ServerContext* context,
                                      const v1::AgentAbortRequest* request,
                                      v1::AgentAbortResponse* response) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!running_comm_.empty() && running_comm_ == request->comm_id()) {
+      abort_requested_ = true;
+    }
+  }
   AbortWorkers(request->comm_id());
   return grpc::Status::OK;
 }

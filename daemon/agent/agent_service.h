@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_metrics.h"
+#include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
@@ -24,11 +25,12 @@ struct AgentIdentity {
 // Thread-safe.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
-  // `supervisor` must outlive this object; so must `metrics` unless it is
-  // null (no metrics). With metrics, RunSweep sets each relayed rank's
-  // fabricpulse_agent_rank_latency_seconds.
+  // `supervisor` and `contact` must outlive this object; so must `metrics`
+  // unless it is null (no metrics). With metrics, RunSweep sets each relayed
+  // rank's fabricpulse_agent_rank_latency_seconds. `contact` admits sweeps
+  // by membership epoch and ends those whose lease expires.
   AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor,
-                   AgentMetrics* metrics);
+                   AgentMetrics* metrics, CoordinatorContact* contact);
 
   // The agent's description, as Describe and registration report it.
   v1::AgentInfo Info() const;
@@ -54,6 +56,7 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // Keeps which rank each local worker had in recent sweeps, so that a
   // worker that cannot answer is still named by its rank.
   void RememberRanks(const v1::AgentSweepRequest& request);
+  bool AbortRequested() const;
   // Tells every local worker to abort `comm_id` (bounded).
   void AbortWorkers(const std::string& comm_id);
 
@@ -61,7 +64,13 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   AgentIdentity identity_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<std::string, std::vector<std::pair<int, int>>>>
       recent_ranks_ ABSL_GUARDED_BY(mu_);
+  std::string running_sweep_ ABSL_GUARDED_BY(mu_);
+  std::string running_comm_ ABSL_GUARDED_BY(mu_);
+  // The coordinator asked to abort running_comm_: its workers get the same
+  // grace as on a local failure, then are killed.
+  bool abort_requested_ ABSL_GUARDED_BY(mu_) = false;
   WorkerSupervisor* const supervisor_;
+  CoordinatorContact* const contact_;
   AgentMetrics* const metrics_;  // nullable
 };
 

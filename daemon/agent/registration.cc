@@ -14,8 +14,10 @@ constexpr absl::Duration kRetryInterval = absl::Milliseconds(500);
 }  // namespace
 
 Registration::Registration(std::string coordinator,
-                           std::function<v1::AgentInfo()> describe)
+                           std::function<v1::AgentInfo()> describe,
+                           CoordinatorContact* contact)
     : describe_(std::move(describe)),
+      contact_(contact),
       stub_(v1::CoordinatorService::NewStub(grpc::CreateChannel(
           coordinator, grpc::InsecureChannelCredentials()))) {}
 
@@ -53,7 +55,8 @@ bool Registration::WaitRegistered(absl::Duration timeout) const {
 
 bool Registration::RegisterOnce() {
   grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + kRpcTimeout));
+  const absl::Time sent = absl::Now();
+  ctx.set_deadline(absl::ToChronoTime(sent + kRpcTimeout));
   v1::RegisterRequest req;
   *req.mutable_agent() = describe_();
   v1::RegisterResponse resp;
@@ -62,6 +65,7 @@ bool Registration::RegisterOnce() {
     FP_LOG_DEBUG(absl::StrCat("register: ", status.error_message()));
     return false;
   }
+  contact_->Registered(sent, resp.membership_epoch());
   absl::MutexLock lock(&mu_);
   agent_id_ = resp.agent_id();
   if (resp.heartbeat_interval_seconds() > 0) {
@@ -81,14 +85,19 @@ bool Registration::HeartbeatOnce() {
   const v1::AgentInfo info = describe_();
   for (const v1::WorkerInfo& w : info.workers()) *req.add_workers() = w;
   grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + kRpcTimeout));
+  const absl::Time sent = absl::Now();
+  ctx.set_deadline(absl::ToChronoTime(sent + kRpcTimeout));
   v1::HeartbeatResponse resp;
   grpc::Status status = stub_->Heartbeat(&ctx, req, &resp);
   if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
     FP_LOG_WARNING("coordinator does not know this agent; registering again");
+    contact_->Forgotten(sent);
     absl::MutexLock lock(&mu_);
     agent_id_.clear();
     return false;
+  }
+  if (status.ok()) {
+    contact_->HeartbeatAnswered(sent, resp.membership_epoch(), resp.sweep_id());
   }
   return true;
 }

@@ -10,6 +10,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/agent/coordinator_contact.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
 namespace fabricpulse::agent {
@@ -18,8 +19,9 @@ namespace fabricpulse::agent {
 class Registration {
  public:
   // `describe` gives the agent's current description (with workers).
-  Registration(std::string coordinator,
-               std::function<v1::AgentInfo()> describe);
+  // Every answered exchange is reported to `contact` (outlives this).
+  Registration(std::string coordinator, std::function<v1::AgentInfo()> describe,
+               CoordinatorContact* contact);
   ~Registration();  // Stop()
 
   void Start();
@@ -39,6 +41,7 @@ class Registration {
   bool HeartbeatOnce();
 
   const std::function<v1::AgentInfo()> describe_;
+  CoordinatorContact* const contact_;
   std::unique_ptr<v1::CoordinatorService::Stub> stub_;
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -16,6 +16,7 @@
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_service.h"
 #include "daemon/coordinator/scheduler.h"
+#include "daemon/coordinator/service_schedule_target.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
 
@@ -103,15 +104,13 @@ int Run(const CoordinatorFlags& config) {
   }
   FP_LOG_INFO(absl::StrCat("listening on ", listen->host, ":", port,
                            ", metrics on ", (*metrics)->address()));
-  // Cron schedules run their plans through the same path as the CLI.
-  Scheduler scheduler(
-      options.config.schedules, [&service](const core::ScheduleConfig& s) {
-        v1::SweepRequest request;
-        request.set_plan(s.plan);
-        return service.ExecuteSweep(
-            request, absl::StrCat("schedule:", s.name),
-            [](const v1::SweepEvent&) { return true; }, [] { return false; });
-      });
+  // Cron schedules run their plans through the same path as the CLI,
+  // held back while a member's GPU is busy (unless allowed).
+  for (const core::ScheduleConfig& s : options.config.schedules) {
+    coordinator_metrics.AddSchedule(s.name);
+  }
+  ServiceScheduleTarget schedule_target(&service, &coordinator_metrics);
+  Scheduler scheduler(options.config.schedules, &schedule_target);
   scheduler.Start();
   // Housekeeping: lost agents are noticed lazily by membership; refresh
   // the agents gauge every second so a lost agent shows without a client.

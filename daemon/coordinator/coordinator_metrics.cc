@@ -86,8 +86,10 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
                                 "1 for the culprit named by the last failed "
                                 "sweep's diagnosis")),
       slowest_rank_(CounterFamily(registry, "fabricpulse_slowest_rank_total",
-                                  "Steps in which this rank was the slowest")) {
-}
+                                  "Steps in which this rank was the slowest")),
+      schedule_deferred_(CounterFamily(
+          registry, "fabricpulse_schedule_deferred_total",
+          "Scheduled firings held back (queued) by busy GPUs or members")) {}
 
 void CoordinatorMetrics::RecordStep(const std::string& plan,
                                     const v1::StepResult& result, int nranks,
@@ -193,6 +195,18 @@ void CoordinatorMetrics::ClearHangCulprit() {
 
 void CoordinatorMetrics::SlowestRank(const std::string& node, int rank) {
   slowest_rank_.Add({{"node", node}, {"rank", absl::StrCat(rank)}}).Increment();
+}
+
+void CoordinatorMetrics::AddSchedule(const std::string& schedule) {
+  for (const char* reason : {"gpu_busy", "members_busy"}) {
+    schedule_deferred_.Add({{"schedule", schedule}, {"reason", reason}});
+  }
+}
+
+void CoordinatorMetrics::ScheduleDeferred(const std::string& schedule,
+                                          const std::string& reason) {
+  schedule_deferred_.Add({{"schedule", schedule}, {"reason", reason}})
+      .Increment();
 }
 
 }  // namespace fabricpulse::coordinator

@@ -94,6 +94,16 @@ class CoordinatorMetrics {
   // was the slowest rank of one step.
   void SlowestRank(const std::string& node, int rank);
 
+  // Exports fabricpulse_schedule_deferred_total{schedule, reason} at 0 for
+  // both reasons (gpu_busy, members_busy), so that the counter exists
+  // before its first increment. Call once per configured schedule.
+  void AddSchedule(const std::string& schedule);
+
+  // Increments fabricpulse_schedule_deferred_total{schedule, reason}: a
+  // firing of `schedule` was held back (queued) for `reason`, "gpu_busy" or
+  // "members_busy". Counted once per firing, not per retry.
+  void ScheduleDeferred(const std::string& schedule, const std::string& reason);
+
  private:
   prometheus::Family<prometheus::Gauge>& busbw_;
   prometheus::Family<prometheus::Gauge>& algbw_;
@@ -112,6 +122,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& hangs_;
   prometheus::Family<prometheus::Gauge>& hang_culprit_;
   prometheus::Family<prometheus::Counter>& slowest_rank_;
+  prometheus::Family<prometheus::Counter>& schedule_deferred_;
 
   // Serializes the series that are ever removed (baseline, culprit), so that
   // no thread writes a series another thread has just removed.

@@ -108,8 +108,11 @@ grpc::Status CoordinatorServiceImpl::Heartbeat(
     v1::HeartbeatResponse* response) {
   std::vector<v1::WorkerInfo> workers(request->workers().begin(),
                                       request->workers().end());
-  return common::ToGrpcStatus(
-      membership_.Heartbeat(request->agent_id(), workers));
+  auto answer = membership_.Heartbeat(request->agent_id(), workers);
+  if (!answer.ok()) return common::ToGrpcStatus(answer.status());
+  response->set_membership_epoch(answer->epoch);
+  response->set_sweep_id(answer->sweep_id);
+  return grpc::Status::OK;
 }
 
 void CoordinatorServiceImpl::UpdateAgentMetrics() {
@@ -209,13 +212,15 @@ absl::StatusOr<SweepPlan> CoordinatorServiceImpl::Plan(
       plan.rank_nodes.push_back(a.node_name());
     }
   }
-  plan.comm_id = naming_.CommId(*agents, membership_.epoch());
+  plan.membership_epoch = membership_.epoch();
+  plan.comm_id = naming_.CommId(*agents, plan.membership_epoch);
   plan.spec = common::SpecToProto(spec);
   plan.agents = std::move(*agents);
   {
     absl::MutexLock lock(&mu_);
     plan.coordinator_address = advertised_address_;
   }
+  plan.lease = options_.agent_lease;
   plan.op_timeout = spec.timeout;
   plan.iterations_per_step = spec.warmup_iters + spec.iters + 2;
   return plan;
@@ -491,6 +496,16 @@ grpc::Status CoordinatorServiceImpl::Stats(
   absl::MutexLock lock(&mu_);
   response->set_sweeps_started(sweeps_started_);
   return grpc::Status::OK;
+}
+
+absl::StatusOr<std::vector<v1::AgentInfo>> CoordinatorServiceImpl::PlanMembers(
+    const std::string& plan) {
+  auto it = options_.config.plans.find(plan);
+  if (it == options_.config.plans.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan: unknown plan '", plan, "'"));
+  }
+  return membership_.Select(it->second.nodes);
 }
 
 }  // namespace fabricpulse::coordinator

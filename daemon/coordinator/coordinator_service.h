@@ -41,6 +41,13 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
                             const std::string& trigger, const SweepSink& sink,
                             const std::function<bool()>& cancelled);
 
+  // The agents a sweep of plan `plan` would run on (the plan's nodes, or
+  // every live agent), as their last heartbeats describe them: no RPC, for
+  // the scheduler's busy-GPU check. Errors: INVALID_ARGUMENT unknown plan or
+  // node; UNAVAILABLE a named node is lost, or no live agent.
+  absl::StatusOr<std::vector<v1::AgentInfo>> PlanMembers(
+      const std::string& plan);
+
   // Address workers use to reach the rendezvous store.
   void SetAdvertisedAddress(const std::string& address);
   // Refreshes the agents-by-state gauge (membership marks lost agents

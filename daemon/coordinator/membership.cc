@@ -35,8 +35,8 @@ absl::StatusOr<Membership::Registered> Membership::Register(
   return Registered{record.agent_id, epoch_};
 }
 
-absl::Status Membership::Heartbeat(const std::string& agent_id,
-                                   const std::vector<v1::WorkerInfo>& workers) {
+absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
+    const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers) {
   absl::MutexLock lock(&mu_);
   for (auto& [node, record] : by_node_) {
     if (record.agent_id != agent_id) continue;
@@ -49,7 +49,7 @@ absl::Status Membership::Heartbeat(const std::string& agent_id,
       FP_LOG_INFO(
           absl::StrCat("agent ", node, " is back (epoch ", epoch_, ")"));
     }
-    return absl::OkStatus();
+    return HeartbeatAnswer{epoch_, record.busy_with};
   }
   return absl::NotFoundError(
       absl::StrCat("agent id '", agent_id, "' is not registered"));

@@ -27,9 +27,13 @@ class Membership {
   // Adds the agent, replacing any entry with the same node name. Errors:
   // INVALID_ARGUMENT empty node name or address.
   absl::StatusOr<Registered> Register(const v1::AgentInfo& info);
+  struct HeartbeatAnswer {
+    uint64_t epoch = 0;
+    std::string sweep_id;  // the sweep the agent is reserved for, or ""
+  };
   // Errors: NOT_FOUND unknown id (the agent should register again).
-  absl::Status Heartbeat(const std::string& agent_id,
-                         const std::vector<v1::WorkerInfo>& workers);
+  absl::StatusOr<HeartbeatAnswer> Heartbeat(
+      const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers);
   // Every agent, sorted by node name, with state and heartbeat age.
   std::vector<v1::AgentInfo> List();
   uint64_t epoch();

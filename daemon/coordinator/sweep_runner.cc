@@ -111,6 +111,8 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
     *req.mutable_spec() = plan_.spec;
     for (const auto& a : assignments[i]) *req.add_ranks() = a;
     req.set_coordinator(plan_.coordinator_address);
+    req.set_membership_epoch(plan_.membership_epoch);
+    req.set_lease_seconds(absl::ToDoubleSeconds(plan_.lease));
     readers.emplace_back(
         [this, i, req]() { ReadAgent(static_cast<int>(i), req); });
   }

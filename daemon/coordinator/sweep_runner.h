@@ -26,6 +26,9 @@ struct SweepPlan {
   // Node of each global rank, for naming the slowest rank's node.
   std::vector<std::string> rank_nodes;
   std::string comm_id;
+  uint64_t membership_epoch = 0;  // the epoch the plan was made at
+  // How long agents keep running the sweep without an answered heartbeat.
+  absl::Duration lease = absl::Seconds(5);
   v1::SweepSpec spec;                 // as sent to the workers
   std::vector<core::Step> steps;      // expanded for nranks
   std::vector<v1::AgentInfo> agents;  // sorted by node name, fresh workers

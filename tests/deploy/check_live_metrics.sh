@@ -53,9 +53,9 @@ fabricpulse_fleet:panel_15_A | if:fabricpulse_hangs_total{node="node-0"} | data 
 fabricpulse_node:panel_5_A   | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
 fabricpulse_node:panel_15_A  | if:fabricpulse_hang_culprit{node="node-0"} | data iff a diagnosis named a culprit on node-0 (none without a hang diagnosis)
 fabricpulse_node:panel_16_A  | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
-# GPU busy: Gloo agents have no GPUs, and the agent has no NVML probe yet
-# (AgentMetrics::GpuBusy() has no caller).
-fabricpulse_node:panel_7_A   | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents, no NVML probe (GpuBusy() has no caller)
+# GPU busy: Gloo agents have no GPUs, so the agent's NVML probe never
+# starts and exports no fabricpulse_agent_gpu_busy series.
+fabricpulse_node:panel_7_A   | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents have no GPU to probe (NVML check off)
 # Day-over-day comparison: this Prometheus is seconds old.
 fabricpulse_op_drilldown:panel_2_C | empty | offset 1d: no data a day ago in a fresh Prometheus
 # Regressions: threshold 1.0 makes any step slower than the median of the

@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/integration/background_sweep.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -28,45 +29,6 @@ v1::SweepSpec LongSpec() {
   spec.set_timeout_seconds(kTimeoutSeconds);
   return spec;
 }
-
-// Runs `spec` on a thread; `Started()` returns once `results` rows came.
-class BackgroundSweep {
- public:
-  BackgroundSweep(v1::CoordinatorService::Stub& stub, v1::SweepSpec spec,
-                  int results)
-      : thread_([this, &stub, spec, results] {
-          grpc::ClientContext ctx;
-          ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(90)));
-          v1::SweepRequest req;
-          *req.mutable_spec() = spec;
-          auto reader = stub.RunSweep(&ctx, req);
-          v1::SweepEvent event;
-          int seen = 0;
-          while (reader->Read(&event)) {
-            if (event.has_result() && ++seen == results) started_.Notify();
-            if (event.has_finished()) outcome_.finished = event.finished();
-          }
-          grpc::Status s = reader->Finish();
-          ended_ = absl::Now();
-          outcome_.status = absl::Status(
-              static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-          if (!started_.HasBeenNotified()) started_.Notify();
-        }) {}
-  bool WaitStarted() {
-    return started_.WaitForNotificationWithTimeout(absl::Seconds(60));
-  }
-  SweepOutcome Join() {
-    thread_.join();
-    return outcome_;
-  }
-  absl::Time ended() const { return ended_; }
-
- private:
-  absl::Notification started_;
-  SweepOutcome outcome_;
-  absl::Time ended_;
-  std::thread thread_;
-};
 
 SweepOutcome NextSweepEventually(v1::CoordinatorService::Stub& stub,
                                  const std::vector<std::string>& nodes = {}) {
@@ -123,6 +85,44 @@ TEST_F(FaultTest, StoppedWorkerIsNamedWithinTheTimeoutAndNextSweepPasses) {
   EXPECT_TRUE(absl::StrContains(d.out, "rank 3")) << d.out;
 
   SweepOutcome next = NextSweepEventually(*stub_);
+  EXPECT_TRUE(next.status.ok()) << next.status;
+}
+
+// The stopped worker is its node's only rank: that agent sees no local
+// failure, only the coordinator's abort, which starts the same kill grace.
+TEST(FaultSingleRankNodeTest, StoppedOnlyRankOfItsNodeIsKilledAfterTheAbort) {
+  auto cluster = StartCluster(2, 1);
+  ASSERT_NE(cluster, nullptr);
+  auto stub = Connect(cluster->coordinator());
+  ASSERT_TRUE(RunSweep(*stub, QuickSpec({"all_reduce"}, 64)).status.ok());
+  v1::WorkerInfo victim;
+  for (const auto& a : ListAgents(*stub)) {
+    if (a.node_name() == cluster->NodeName(1)) victim = a.workers(0);
+  }
+  ASSERT_GT(victim.pid(), 0);
+  BackgroundSweep sweep(*stub, LongSpec(), 3);
+  ASSERT_TRUE(sweep.WaitStarted());
+  const absl::Time stopped = absl::Now();
+  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
+  SweepOutcome outcome = sweep.Join();
+  EXPECT_EQ(outcome.finished.status(), "failed") << outcome.status;
+  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
+      << "failed after " << (sweep.ended() - stopped);
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(), "rank 1"))
+      << outcome.status;
+  // Killed and respawned: a new pid, ready.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        for (const auto& a : ListAgents(*stub)) {
+          if (a.node_name() == cluster->NodeName(1)) {
+            return a.workers(0).ready() && a.workers(0).pid() != victim.pid();
+          }
+        }
+        return false;
+      },
+      absl::Seconds(30)));
+  kill(victim.pid(), SIGCONT);  // in case it was not replaced
+  SweepOutcome next = NextSweepEventually(*stub);
   EXPECT_TRUE(next.status.ok()) << next.status;
 }
 

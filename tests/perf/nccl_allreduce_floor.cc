@@ -1,127 +1,484 @@
-// C-level NCCL reference for small-message latency, the way training jobs
-// run: one process per visible GPU (forked here, unique id passed through
-// pipes), 8-byte float all_reduce, `iters` ops between two CUDA events after
-// warm-ups, plain and as one CUDA-graph replay. Prints
-// "floor plain <us per op>" and "floor graph <us per op>" (slowest rank).
+// C-level NCCL reference for small-message latency, timed the way
+// FabricPulse's NCCL backend times a step (and nccl-tests): an out-of-place
+// 8-byte float all_reduce, `warmup` ops, then `iters` back-to-back ops
+// between two CUDA events; and the same `iters` ops captured once in a CUDA
+// graph, one warm-up replay, one timed replay.
+//
+//   nccl_allreduce_floor [ITERS [WARMUP [NGPUS]]]    (defaults 1000 100 all)
+//
+// Multi-process: one forked process per GPU, like FabricPulse's workers.
+// Every child is forked before any CUDA call (the parent never touches
+// CUDA; even the GPU count comes from a child), the ncclUniqueId travels
+// through a shared anonymous mapping, and each child posts its timings
+// there before tearing down. Then, in one more child, the single-process
+// figure: ncclCommInitAll over the same GPUs driven by one thread with
+// group calls.
+//
+// stdout (slowest rank; parsed by tests/perf/nccl_vs_torch.sh):
+//   floor plain <us per op>
+//   floor graph <us per op>
+//   single plain <us per op>
+//   single graph <us per op>
+// Per-rank figures and errors go to stderr. Exit status: 0 when every child
+// succeeded; 1 when a child failed (the others are killed); 2 for bad
+// arguments; 3 when a child hung while tearing down (its figures are
+// printed); 124 when the whole run passed FLOOR_TIMEOUT_S (default 50 s).
+//
+// Teardown order matters: ncclCommDestroy waits until every CUDA graph that
+// captured the communicator's ops is destroyed, so the graph and its exec
+// are destroyed first (keeping them alive hung every child forever).
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <vector>
-
-#define CHECK(x)                                                          \
-  do {                                                                    \
-    if (!(x)) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #x); \
-      std::_Exit(1);                                                      \
-    }                                                                     \
-  } while (0)
 
 namespace {
 
-struct Result {
-  float plain_us;
-  float graph_us;
+constexpr int kMaxRanks = 64;
+constexpr double kTeardownSeconds = 20;
+
+// Tag of this process's messages on stderr ("rank 1", "single", ...).
+char g_tag[32] = "parent";
+
+[[noreturn]] void Die(const char* file, int line, const char* what,
+                      const char* detail) {
+  std::fprintf(stderr, "nccl_allreduce_floor [%s] %s:%d: %s failed: %s\n",
+               g_tag, file, line, what, detail);
+  std::fflush(stderr);
+  _exit(1);
+}
+
+#define CUDA_OK(x)                                         \
+  do {                                                     \
+    cudaError_t e_ = (x);                                  \
+    if (e_ != cudaSuccess) {                               \
+      Die(__FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+    }                                                      \
+  } while (0)
+#define NCCL_OK(x)                                         \
+  do {                                                     \
+    ncclResult_t r_ = (x);                                 \
+    if (r_ != ncclSuccess) {                               \
+      Die(__FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
+    }                                                      \
+  } while (0)
+#define CHECK(x)                                                 \
+  do {                                                           \
+    if (!(x)) Die(__FILE__, __LINE__, #x, std::strerror(errno)); \
+  } while (0)
+
+double Now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct Timings {
+  std::atomic<int> done{0};
+  double plain_us = 0;
+  double graph_us = 0;
 };
 
-Result RunRank(int rank, int n, const ncclUniqueId& id, int iters) {
-  CHECK(cudaSetDevice(rank) == cudaSuccess);
-  ncclComm_t comm;
-  CHECK(ncclCommInitRank(&comm, n, id, rank) == ncclSuccess);
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == 0);
-  float* buf = nullptr;
-  CHECK(cudaMalloc(&buf, 8) == cudaSuccess);
-  CHECK(cudaMemset(buf, 0, 8) == cudaSuccess);
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start) == 0 && cudaEventCreate(&stop) == 0);
-  auto enqueue = [&](int count) {
-    for (int k = 0; k < count; ++k) {
-      CHECK(ncclAllReduce(buf, buf, 2, ncclFloat, ncclSum, comm, stream) ==
-            ncclSuccess);
+// Lives in a MAP_SHARED anonymous mapping made before the first fork.
+struct Shared {
+  std::atomic<int> ngpus{-1};
+  std::atomic<int> id_ready{0};
+  ncclUniqueId id;
+  Timings ranks[kMaxRanks];
+  Timings single;
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+struct Options {
+  int iters = 1000;
+  int warmup = 100;
+  int ngpus = 0;  // 0: all visible
+  double deadline = 0;
+};
+
+// Waits for `event` without a blocking synchronize, bounded by the run's
+// deadline: a hung peer must not hang this process forever.
+void Wait(cudaEvent_t event, double deadline) {
+  while (true) {
+    cudaError_t q = cudaEventQuery(event);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) {
+      Die(__FILE__, __LINE__, "cudaEventQuery", cudaGetErrorString(q));
     }
-  };
-  auto time_us = [&](auto&& body) {
-    CHECK(cudaEventRecord(start, stream) == 0);
-    body();
-    CHECK(cudaEventRecord(stop, stream) == 0);
-    CHECK(cudaEventSynchronize(stop) == 0);
+    if (Now() > deadline) {
+      Die(__FILE__, __LINE__, "waiting for the GPU", "past the deadline");
+    }
+    sched_yield();
+  }
+}
+
+// One GPU of the run: its communicator, stream, buffers and events.
+struct Gpu {
+  int device = 0;
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  float* send = nullptr;
+  float* recv = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+
+  void Setup() {
+    CUDA_OK(cudaSetDevice(device));
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_OK(cudaMalloc(&send, 8));
+    CUDA_OK(cudaMalloc(&recv, 8));
+    CUDA_OK(cudaMemset(send, 0, 8));
+    CUDA_OK(cudaMemset(recv, 0, 8));
+    CUDA_OK(cudaEventCreate(&start));
+    CUDA_OK(cudaEventCreate(&stop));
+    CUDA_OK(cudaDeviceSynchronize());
+  }
+  void AllReduce() {
+    NCCL_OK(ncclAllReduce(send, recv, 2, ncclFloat, ncclSum, comm, stream));
+  }
+  double ElapsedUs(int iters) {
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop) == 0);
-    return ms * 1e3f / iters;
-  };
-  enqueue(100);
-  Result r;
-  r.plain_us = time_us([&] { enqueue(iters); });
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == 0);
-  enqueue(iters);
-  CHECK(cudaStreamEndCapture(stream, &graph) == 0);
-  CHECK(cudaGraphInstantiate(&exec, graph, 0) == 0);
-  CHECK(cudaGraphLaunch(exec, stream) == 0);  // warm-up replay
-  r.graph_us = time_us([&] { CHECK(cudaGraphLaunch(exec, stream) == 0); });
-  CHECK(cudaStreamSynchronize(stream) == 0);
-  ncclCommDestroy(comm);
-  return r;
+    CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+    return ms * 1e3 / iters;
+  }
+  // Before any ncclCommDestroy: it waits for every graph that references
+  // the communicator to be destroyed.
+  void DestroyGraph() {
+    CUDA_OK(cudaSetDevice(device));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    if (exec != nullptr) CUDA_OK(cudaGraphExecDestroy(exec));
+    if (graph != nullptr) CUDA_OK(cudaGraphDestroy(graph));
+    exec = nullptr;
+    graph = nullptr;
+  }
+  void Release() {
+    CUDA_OK(cudaSetDevice(device));
+    NCCL_OK(ncclCommDestroy(comm));
+    CUDA_OK(cudaEventDestroy(start));
+    CUDA_OK(cudaEventDestroy(stop));
+    CUDA_OK(cudaFree(send));
+    CUDA_OK(cudaFree(recv));
+    CUDA_OK(cudaStreamDestroy(stream));
+  }
+};
+
+// Times `enqueue_one` x iters (plain) and a graph of them over `gpus`
+// (one per rank in the multi-process run, all of them in the single-process
+// one), the way NcclCommunicator::TimeIterations / TimeGraph do. Returns
+// the slowest GPU's figures.
+template <typename EnqueueOne>
+void TimeLoops(std::vector<Gpu>& gpus, const Options& o, EnqueueOne enqueue_one,
+               Timings* out) {
+  for (int i = 0; i < o.warmup; ++i) enqueue_one();
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaEventRecord(g.start, g.stream));
+  }
+  for (int i = 0; i < o.iters; ++i) enqueue_one();
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaEventRecord(g.stop, g.stream));
+  }
+  double plain = 0;
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    Wait(g.stop, o.deadline);
+    plain = std::max(plain, g.ElapsedUs(o.iters));
+  }
+
+  // Graph: capture the timed ops once (the communicator is connected by
+  // now, as capture requires), replay once to warm up, time one replay.
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal));
+  }
+  for (int i = 0; i < o.iters; ++i) enqueue_one();
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaStreamEndCapture(g.stream, &g.graph));
+    CUDA_OK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+  }
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaGraphLaunch(g.exec, g.stream));  // warm-up replay
+  }
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    CUDA_OK(cudaEventRecord(g.start, g.stream));
+    CUDA_OK(cudaGraphLaunch(g.exec, g.stream));
+    CUDA_OK(cudaEventRecord(g.stop, g.stream));
+  }
+  double graph = 0;
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
+    Wait(g.stop, o.deadline);
+    graph = std::max(graph, g.ElapsedUs(o.iters));
+  }
+  out->plain_us = plain;
+  out->graph_us = graph;
+  out->done.store(1, std::memory_order_release);
+}
+
+// A forked child: dies with the parent, and never outlives the deadline.
+void BecomeChild(const char* tag, pid_t parent, const Options& o) {
+  std::snprintf(g_tag, sizeof(g_tag), "%s", tag);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  const double left = o.deadline - Now();
+  alarm(left > 1 ? static_cast<unsigned>(left) + 1 : 1);
+}
+
+[[noreturn]] void RunRank(int rank, int n, const Options& o, Shared* shared) {
+  if (rank == 0) {
+    NCCL_OK(ncclGetUniqueId(&shared->id));
+    shared->id_ready.store(1, std::memory_order_release);
+  } else {
+    while (shared->id_ready.load(std::memory_order_acquire) == 0) {
+      if (Now() > o.deadline) Die(__FILE__, __LINE__, "unique id", "timeout");
+      usleep(1000);
+    }
+  }
+  std::vector<Gpu> gpus(1);
+  Gpu& g = gpus[0];
+  g.device = rank;
+  CUDA_OK(cudaSetDevice(rank));
+  NCCL_OK(ncclCommInitRank(&g.comm, n, shared->id, rank));
+  g.Setup();
+  // Posts the figures before tearing down: the parent prints them even if
+  // teardown misbehaves.
+  TimeLoops(
+      gpus, o, [&g] { g.AllReduce(); }, &shared->ranks[rank]);
+  g.DestroyGraph();
+  g.Release();
+  _exit(0);
+}
+
+[[noreturn]] void RunSingle(int n, const Options& o, Shared* shared) {
+  std::vector<ncclComm_t> comms(n);
+  NCCL_OK(ncclCommInitAll(comms.data(), n, nullptr));
+  std::vector<Gpu> gpus(n);
+  for (int d = 0; d < n; ++d) {
+    gpus[d].device = d;
+    gpus[d].comm = comms[d];
+    gpus[d].Setup();
+  }
+  TimeLoops(
+      gpus, o,
+      [&gpus] {
+        NCCL_OK(ncclGroupStart());
+        for (Gpu& g : gpus) g.AllReduce();
+        NCCL_OK(ncclGroupEnd());
+      },
+      &shared->single);
+  for (Gpu& g : gpus) g.DestroyGraph();
+  for (Gpu& g : gpus) g.Release();
+  _exit(0);
+}
+
+[[noreturn]] void RunProbe(Shared* shared) {
+  int count = 0;
+  CUDA_OK(cudaGetDeviceCount(&count));
+  shared->ngpus.store(count, std::memory_order_release);
+  _exit(0);
+}
+
+std::vector<pid_t> g_children;
+
+void KillChildren() {
+  for (pid_t pid : g_children) kill(pid, SIGKILL);
+  for (pid_t pid : g_children) waitpid(pid, nullptr, 0);
+  g_children.clear();
+}
+
+// Forks `body` into a child tagged `tag`.
+template <typename Body>
+pid_t Spawn(const char* tag, const Options& o, Body body) {
+  const pid_t parent = getpid();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    BecomeChild(tag, parent, o);
+    body();
+    _exit(0);
+  }
+  g_children.push_back(pid);
+  return pid;
+}
+
+void Describe(const char* tag, int status) {
+  if (WIFEXITED(status)) {
+    std::fprintf(stderr, "nccl_allreduce_floor: %s exited with status %d\n",
+                 tag, WEXITSTATUS(status));
+  } else if (WIFSIGNALED(status)) {
+    std::fprintf(stderr, "nccl_allreduce_floor: %s killed by signal %d%s\n",
+                 tag, WTERMSIG(status),
+                 WTERMSIG(status) == SIGALRM ? " (deadline)" : "");
+  }
+}
+
+// Waits for the current children. `posted()` says when their figures are
+// in; `on_posted()` runs once then (it prints). Returns 0 when every child
+// exited 0; 1 when one failed (the rest are killed); 3 when they posted
+// but did not exit within kTeardownSeconds; 124 past the deadline.
+template <typename Posted, typename OnPosted>
+int Supervise(const char* what, const Options& o, Posted posted,
+              OnPosted on_posted) {
+  bool printed = false;
+  double teardown_deadline = 0;
+  size_t exited = 0;
+  const size_t total = g_children.size();
+  while (exited < total) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    CHECK(pid >= 0);
+    if (pid > 0) {
+      const auto it = std::find(g_children.begin(), g_children.end(), pid);
+      if (it == g_children.end()) continue;
+      char tag[48];
+      std::snprintf(tag, sizeof(tag), "%s child %d", what,
+                    static_cast<int>(it - g_children.begin()));
+      *it = -1;  // reaped
+      ++exited;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        Describe(tag, status);
+        g_children.erase(std::remove(g_children.begin(), g_children.end(), -1),
+                         g_children.end());
+        KillChildren();
+        return 1;
+      }
+      continue;
+    }
+    if (!printed && posted()) {
+      on_posted();
+      printed = true;
+      teardown_deadline = Now() + kTeardownSeconds;
+    }
+    const double now = Now();
+    if (now > o.deadline || (printed && now > teardown_deadline)) {
+      std::fprintf(stderr,
+                   "nccl_allreduce_floor: %s: %s; killing the children\n", what,
+                   printed ? "children did not exit after posting (teardown "
+                             "hung)"
+                           : "past the deadline (FLOOR_TIMEOUT_S)");
+      g_children.erase(std::remove(g_children.begin(), g_children.end(), -1),
+                       g_children.end());
+      KillChildren();
+      return printed ? 3 : 124;
+    }
+    usleep(2000);
+  }
+  g_children.clear();
+  if (!printed) {
+    if (!posted()) {
+      std::fprintf(stderr,
+                   "nccl_allreduce_floor: %s: children exited without "
+                   "posting their figures\n",
+                   what);
+      return 1;
+    }
+    on_posted();
+  }
+  return 0;
+}
+
+bool ParseInt(const char* text, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < 0 || v > 1000000) return false;
+  *out = static_cast<int>(v);
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int iters = argc > 1 ? std::atoi(argv[1]) : 1000;
-  int n = 0;
-  // Count GPUs in a child: the parent must not create a CUDA context
-  // before forking.
-  int count_pipe[2];
-  CHECK(pipe(count_pipe) == 0);
-  if (fork() == 0) {
-    int c = 0;
-    if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
-    CHECK(write(count_pipe[1], &c, sizeof(c)) == sizeof(c));
-    std::_Exit(0);
+  Options o;
+  if (argc > 4 || (argc > 1 && !ParseInt(argv[1], &o.iters)) ||
+      (argc > 2 && !ParseInt(argv[2], &o.warmup)) ||
+      (argc > 3 && !ParseInt(argv[3], &o.ngpus)) || o.iters < 1) {
+    std::fprintf(stderr, "usage: %s [ITERS [WARMUP [NGPUS]]]\n", argv[0]);
+    return 2;
   }
-  CHECK(read(count_pipe[0], &n, sizeof(n)) == sizeof(n));
-  wait(nullptr);
-  CHECK(n > 0);
+  double budget = 50;
+  if (const char* env = std::getenv("FLOOR_TIMEOUT_S")) budget = std::atof(env);
+  if (budget <= 0) budget = 50;
+  o.deadline = Now() + budget;
+  // Nothing in this process may touch CUDA: every child is forked from it.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
-  std::vector<int> id_pipes(2 * n), result_pipes(2 * n);
-  for (int r = 0; r < n; ++r) {
-    CHECK(pipe(&id_pipes[2 * r]) == 0 && pipe(&result_pipes[2 * r]) == 0);
+  void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  CHECK(mem != MAP_FAILED);
+  Shared* shared = new (mem) Shared();
+
+  Spawn("probe", o, [shared] { RunProbe(shared); });
+  int rc = Supervise(
+      "probe", o, [shared] { return shared->ngpus.load() >= 0; }, [] {});
+  if (rc != 0) return rc;
+  int n = shared->ngpus.load(std::memory_order_acquire);
+  if (o.ngpus > 0) n = std::min(n, o.ngpus);
+  if (n < 1 || n > kMaxRanks) {
+    std::fprintf(stderr, "nccl_allreduce_floor: %d usable GPU(s)\n", n);
+    return 1;
   }
-  int id_up[2];  // rank 0 -> parent
-  CHECK(pipe(id_up) == 0);
+  std::fprintf(stderr,
+               "nccl_allreduce_floor: %d GPU(s), 8 B float all_reduce, "
+               "out-of-place, %d warm-ups + %d timed ops\n",
+               n, o.warmup, o.iters);
+
+  // Multi-process: one child per GPU.
   for (int r = 0; r < n; ++r) {
-    if (fork() != 0) continue;
-    ncclUniqueId id;
-    if (r == 0) {
-      CHECK(ncclGetUniqueId(&id) == ncclSuccess);
-      CHECK(write(id_up[1], &id, sizeof(id)) == sizeof(id));
-    } else {
-      CHECK(read(id_pipes[2 * r], &id, sizeof(id)) == sizeof(id));
+    char tag[16];
+    std::snprintf(tag, sizeof(tag), "rank %d", r);
+    Spawn(tag, o, [r, n, &o, shared] { RunRank(r, n, o, shared); });
+  }
+  auto all_posted = [n, shared] {
+    for (int r = 0; r < n; ++r) {
+      if (shared->ranks[r].done.load(std::memory_order_acquire) == 0) {
+        return false;
+      }
     }
-    Result res = RunRank(r, n, id, iters);
-    CHECK(write(result_pipes[2 * r + 1], &res, sizeof(res)) == sizeof(res));
-    std::_Exit(0);
-  }
-  ncclUniqueId id;
-  CHECK(read(id_up[0], &id, sizeof(id)) == sizeof(id));
-  for (int r = 1; r < n; ++r) {
-    CHECK(write(id_pipes[2 * r + 1], &id, sizeof(id)) == sizeof(id));
-  }
-  Result worst{0, 0};
-  for (int r = 0; r < n; ++r) {
-    Result res;
-    CHECK(read(result_pipes[2 * r], &res, sizeof(res)) == sizeof(res));
-    worst.plain_us = std::max(worst.plain_us, res.plain_us);
-    worst.graph_us = std::max(worst.graph_us, res.graph_us);
-  }
-  for (int r = 0; r < n; ++r) wait(nullptr);
-  std::printf("floor plain %.2f\nfloor graph %.2f\n", worst.plain_us,
-              worst.graph_us);
-  return 0;
+    return true;
+  };
+  auto print_multi = [n, shared] {
+    double plain = 0, graph = 0;
+    for (int r = 0; r < n; ++r) {
+      std::fprintf(stderr, "  rank %d: plain %.2f us, graph %.2f us\n", r,
+                   shared->ranks[r].plain_us, shared->ranks[r].graph_us);
+      plain = std::max(plain, shared->ranks[r].plain_us);
+      graph = std::max(graph, shared->ranks[r].graph_us);
+    }
+    std::printf("floor plain %.2f\nfloor graph %.2f\n", plain, graph);
+    std::fflush(stdout);
+  };
+  rc = Supervise("multi-process", o, all_posted, print_multi);
+  if (rc != 0) return rc;
+
+  // Single process, one thread, ncclCommInitAll + group calls.
+  Spawn("single", o, [n, &o, shared] { RunSingle(n, o, shared); });
+  rc = Supervise(
+      "single-process", o, [shared] { return shared->single.done.load() != 0; },
+      [shared] {
+        std::printf("single plain %.2f\nsingle graph %.2f\n",
+                    shared->single.plain_us, shared->single.graph_us);
+        std::fflush(stdout);
+      });
+  return rc;
 }

@@ -46,16 +46,21 @@ fi
 
 python3 "$here/torch_reference.py" --ops "$ops" --sizes "${sizes// /,}" \
   --warmup 5 --iters 50 > "$out/torch.jsonl" 2> "$out/torch.err"
-floor=$(timeout 60 "$BIN/nccl_allreduce_floor" 1000)
+floor=$(timeout 60 "$BIN/nccl_allreduce_floor" 1000 100 2> "$out/floor.err")
+[ -n "$floor" ] || { echo "nccl_allreduce_floor printed nothing:" >&2; cat "$out/floor.err" >&2; }
 
 echo "$lat_plain" > "$out/lat_plain.json"; echo "$lat_graph" > "$out/lat_graph.json"; echo "$floor" > "$out/floor.txt"
 echo "== busbw, FabricPulse vs torch.distributed ($ngpu x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 python3 "$here/compare_busbw.py" "$out/ours.jsonl" "$out/torch.jsonl" | tee "$out/table.md"
 us() { sed -n 's/.*"time_us": \([0-9.e+-]*\).*/\1/p' | head -1; }
 p=$(echo "$lat_plain" | us); g=$(echo "$lat_graph" | us)
-fl_p=$(echo "$floor" | awk '/plain/ {print $3}'); fl_g=$(echo "$floor" | awk '/graph/ {print $3}')
+# nccl_allreduce_floor prints "floor plain|graph US" (one process per GPU)
+# and "single plain|graph US" (one process driving every GPU).
+fl() { echo "$floor" | awk -v k="$1" -v m="$2" '$1 == k && $2 == m {print $3}'; }
+fl_p=$(fl floor plain); fl_g=$(fl floor graph)
 echo "== 8 B all_reduce latency (us per op)"
 echo "FabricPulse plain: $p   C-level NCCL plain: $fl_p   ratio: $(awk -v a="$p" -v b="$fl_p" 'BEGIN{printf "%.2f", a/b}')"
 echo "FabricPulse graph: $g   C-level NCCL graph: $fl_g   ratio: $(awk -v a="$g" -v b="$fl_g" 'BEGIN{printf "%.2f", a/b}')"
+echo "C-level NCCL, one process driving all $ngpu GPUs (ncclCommInitAll + group): plain $(fl single plain)   graph $(fl single graph)"
 echo "== warm one-size sweep turnaround through the CLI"
 cat "$out/turnaround.txt"

@@ -30,7 +30,9 @@ TEST(AgentMetricsTest, NodeSeriesExistFromTheStart) {
                               "a\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE fabricpulse_agent_worker_restarts_total "
                               "counter"));
-  // No NVML probe yet: no GPU series until GpuBusy is called.
+  // No GPU series until the NVML probe's first poll calls GpuBusy (it never
+  // does for CPU ranks or without a driver; tests/unit/agent/
+  // gpu_busy_probe_test.cc covers the probe).
   EXPECT_THAT(text, Not(HasSubstr("fabricpulse_agent_gpu_busy{")));
 }
 

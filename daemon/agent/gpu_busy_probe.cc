@@ -1,0 +1,155 @@
+#include "daemon/agent/gpu_busy_probe.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/core/gpu_busy.h"
+#include "daemon/core/log.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+bool PidExists(int64_t pid) {
+  if (pid <= 0 || pid > INT32_MAX) return false;
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+GpuBusyProbe::GpuBusyProbe(std::unique_ptr<GpuProcessLister> lister,
+                           GpuBusyProbeOptions options)
+    : lister_(std::move(lister)), options_(std::move(options)) {}
+
+GpuBusyProbe::~GpuBusyProbe() { Stop(); }
+
+void GpuBusyProbe::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void GpuBusyProbe::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void GpuBusyProbe::Run() {
+  while (true) {
+    PollOnce();
+    absl::MutexLock lock(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.interval)) {
+      return;
+    }
+  }
+}
+
+void GpuBusyProbe::PollOnce() {
+  absl::MutexLock poll_lock(&poll_mu_);
+  // Our live workers' pids by GPU.
+  std::map<int, std::vector<int64_t>> ours;
+  for (const v1::WorkerInfo& w : options_.workers()) {
+    if (w.gpu() < 0) continue;
+    std::vector<int64_t>& pids = ours[w.gpu()];
+    if (w.pid() > 0) pids.push_back(w.pid());
+  }
+  std::vector<core::GpuProcesses> views;
+  std::map<int, std::string> errors;
+  for (const auto& [gpu, pids] : ours) {
+    auto listed = lister_->ComputePids(gpu);
+    if (!listed.ok()) {
+      errors[gpu] = std::string(listed.status().message());
+      continue;
+    }
+    core::GpuProcesses view;
+    view.gpu = gpu;
+    view.compute_pids = std::move(*listed);
+    view.worker_pids = pids;
+    views.push_back(std::move(view));
+  }
+  const bool pids_local = core::NvmlPidsAreLocal(
+      views, options_.pid_exists ? options_.pid_exists : PidExists);
+
+  std::map<int, GpuState> now;
+  for (const auto& [gpu, error] : errors) now[gpu].error = error;
+  for (const core::GpuProcesses& view : views) {
+    now[view.gpu].other_processes =
+        core::OtherComputeProcesses(view, pids_local);
+  }
+  bool changed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [gpu, state] : now) {
+      auto old = gpus_.find(gpu);
+      const bool was_busy =
+          old != gpus_.end() && old->second.other_processes > 0;
+      const bool busy = state.other_processes > 0;
+      if (busy != was_busy) {
+        changed = true;
+        FP_LOG_INFO(absl::StrCat(
+            "GPU ", gpu,
+            busy ? absl::StrCat(" busy: ", state.other_processes,
+                                " other compute process(es) (NVML",
+                                pids_local ? "" : ", counted: host pids", ")")
+                 : " free: no other compute process (NVML)"));
+      }
+      const std::string old_error = old != gpus_.end() ? old->second.error : "";
+      if (state.error != old_error) {
+        if (!state.error.empty()) {
+          FP_LOG_WARNING(absl::StrCat(
+              "GPU ", gpu, ": busy check failed, counted free: ", state.error));
+        } else {
+          FP_LOG_INFO(absl::StrCat("GPU ", gpu, ": busy check answers again"));
+        }
+      }
+    }
+    gpus_ = now;
+  }
+  if (options_.metrics != nullptr) {
+    for (const auto& [gpu, state] : now) {
+      options_.metrics->GpuBusy(gpu, state.other_processes > 0);
+    }
+  }
+  if (changed && options_.on_change) options_.on_change();
+}
+
+void GpuBusyProbe::Annotate(v1::AgentInfo& info) const {
+  absl::MutexLock lock(&mu_);
+  for (v1::WorkerInfo& w : *info.mutable_workers()) {
+    auto it = gpus_.find(w.gpu());
+    const int others = it != gpus_.end() ? it->second.other_processes : 0;
+    w.set_gpu_busy(others > 0);
+    w.set_gpu_other_processes(others);
+  }
+}
+
+std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(const std::vector<int>& gpus,
+                                               GpuBusyProbeOptions options) {
+  if (std::none_of(gpus.begin(), gpus.end(), [](int g) { return g >= 0; })) {
+    return nullptr;
+  }
+  auto nvml = OpenNvml();
+  if (!nvml.ok()) {
+    FP_LOG_INFO(
+        absl::StrCat("busy-GPU check off (scheduled sweeps are not "
+                     "held back for this node): ",
+                     nvml.status().message()));
+    return nullptr;
+  }
+  if (const char* visible = getenv("CUDA_VISIBLE_DEVICES")) {
+    FP_LOG_WARNING(absl::StrCat(
+        "CUDA_VISIBLE_DEVICES=", visible,
+        " is set: the busy-GPU check takes --gpus as NVML (nvidia-smi) "
+        "indices, which CUDA_VISIBLE_DEVICES does not renumber"));
+  }
+  FP_LOG_INFO("busy-GPU check on (NVML, every " +
+              absl::FormatDuration(options.interval) + ")");
+  return std::make_unique<GpuBusyProbe>(std::move(*nvml), std::move(options));
+}
+
+}  // namespace fabricpulse::agent

@@ -1,0 +1,45 @@
+// A GpuProcessLister for tests of the busy-GPU probe: the compute pids of
+// each GPU are whatever the test sets, and a GPU can be made to fail.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "daemon/agent/nvml_library.h"
+
+namespace fabricpulse::fakes {
+
+// Thread-safe.
+class FakeGpuProcessLister : public agent::GpuProcessLister {
+ public:
+  void SetPids(int gpu, std::vector<int64_t> pids) {
+    absl::MutexLock lock(&mu_);
+    pids_[gpu] = std::move(pids);
+    errors_.erase(gpu);
+  }
+  void SetError(int gpu, absl::Status error) {
+    absl::MutexLock lock(&mu_);
+    errors_[gpu] = std::move(error);
+  }
+
+  absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    auto error = errors_.find(nvml_index);
+    if (error != errors_.end()) return error->second;
+    auto it = pids_.find(nvml_index);
+    if (it == pids_.end()) {
+      return absl::NotFoundError(absl::StrCat("no GPU ", nvml_index));
+    }
+    return it->second;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<int, std::vector<int64_t>> pids_ ABSL_GUARDED_BY(mu_);
+  std::map<int, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace fabricpulse::fakes

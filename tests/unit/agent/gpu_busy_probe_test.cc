@@ -1,0 +1,148 @@
+#include "daemon/agent/gpu_busy_probe.h"
+
+#include <set>
+
+#include "gtest/gtest.h"
+#include "prometheus/registry.h"
+#include "tests/fakes/fake_gpu_process_lister.h"
+#include "tests/unit/coordinator/metrics_test_util.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+using ::fabricpulse::testing::Serialize;
+using ::fabricpulse::testing::ValueOf;
+
+v1::WorkerInfo Worker(int index, int gpu, int pid) {
+  v1::WorkerInfo w;
+  w.set_local_index(index);
+  w.set_gpu(gpu);
+  w.set_pid(pid);
+  w.set_ready(true);
+  return w;
+}
+
+class GpuBusyProbeTest : public ::testing::Test {
+ protected:
+  // Builds the probe over `workers_` and the fake; pids in `local_pids`
+  // exist in the agent's namespace.
+  void Make(std::set<int64_t> local_pids) {
+    auto fake = std::make_unique<fakes::FakeGpuProcessLister>();
+    lister_ = fake.get();
+    GpuBusyProbeOptions options;
+    options.workers = [this] { return workers_; };
+    options.metrics = &metrics_;
+    options.pid_exists = [local_pids](int64_t pid) {
+      return local_pids.count(pid) > 0;
+    };
+    options.on_change = [this] { changes_++; };
+    probe_ = std::make_unique<GpuBusyProbe>(std::move(fake), options);
+  }
+
+  std::string Busy(int gpu) {
+    return ValueOf(Serialize(registry_),
+                   absl::StrCat("fabricpulse_agent_gpu_busy{gpu=\"", gpu,
+                                "\",node=\"node-a\"}"));
+  }
+
+  v1::AgentInfo Annotated() {
+    v1::AgentInfo info;
+    for (const v1::WorkerInfo& w : workers_) *info.add_workers() = w;
+    probe_->Annotate(info);
+    return info;
+  }
+
+  prometheus::Registry registry_;
+  AgentMetrics metrics_{registry_, "node-a"};
+  std::vector<v1::WorkerInfo> workers_ = {Worker(0, 0, 100), Worker(1, 1, 101)};
+  fakes::FakeGpuProcessLister* lister_ = nullptr;
+  std::unique_ptr<GpuBusyProbe> probe_;
+  int changes_ = 0;
+};
+
+TEST_F(GpuBusyProbeTest, OwnWorkersAreNotBusyOtherProcessIs) {
+  Make({1, 100, 101, 4242});
+  lister_->SetPids(0, {100});
+  lister_->SetPids(1, {101});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "0");
+  EXPECT_EQ(Busy(1), "0");
+  EXPECT_EQ(changes_, 0);
+  EXPECT_FALSE(Annotated().workers(0).gpu_busy());
+
+  lister_->SetPids(1, {101, 4242});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "0");
+  EXPECT_EQ(Busy(1), "1");
+  EXPECT_EQ(changes_, 1);
+  v1::AgentInfo info = Annotated();
+  EXPECT_FALSE(info.workers(0).gpu_busy());
+  EXPECT_TRUE(info.workers(1).gpu_busy());
+  EXPECT_EQ(info.workers(1).gpu_other_processes(), 1);
+
+  probe_->PollOnce();  // unchanged: no new notification
+  EXPECT_EQ(changes_, 1);
+
+  lister_->SetPids(1, {101});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(1), "0");
+  EXPECT_EQ(changes_, 2);
+  EXPECT_FALSE(Annotated().workers(1).gpu_busy());
+}
+
+TEST_F(GpuBusyProbeTest, ContainerHostPidsAreCountedNotMatched) {
+  // No hostPID: NVML's pids (host namespace) do not exist here.
+  Make({1, 100, 101});
+  lister_->SetPids(0, {812345});          // our worker's context
+  lister_->SetPids(1, {812346, 900001});  // ours + a training job
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "0");
+  EXPECT_EQ(Busy(1), "1");
+  EXPECT_EQ(Annotated().workers(1).gpu_other_processes(), 1);
+}
+
+TEST_F(GpuBusyProbeTest, BeforeOurFirstSweepAnOtherProcessIsSeenByPid) {
+  // Same pid namespace, our worker has no CUDA context yet.
+  Make({1, 100, 101, 4242});
+  lister_->SetPids(0, {4242});
+  lister_->SetPids(1, {});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "1");
+  EXPECT_EQ(Busy(1), "0");
+}
+
+TEST_F(GpuBusyProbeTest, NvmlErrorCountsFreeAndRecovers) {
+  Make({1, 100, 101, 4242});
+  lister_->SetPids(0, {100, 4242});
+  lister_->SetPids(1, {101});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "1");
+  lister_->SetError(0, absl::UnavailableError("GPU is lost"));
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "0");
+  EXPECT_FALSE(Annotated().workers(0).gpu_busy());
+  lister_->SetPids(0, {100, 4242});
+  probe_->PollOnce();
+  EXPECT_EQ(Busy(0), "1");
+}
+
+TEST_F(GpuBusyProbeTest, CpuRanksHaveNoGpuSeries) {
+  workers_ = {Worker(0, -1, 100), Worker(1, -1, 101)};
+  Make({1, 100, 101});
+  probe_->PollOnce();
+  EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_gpu_busy{"),
+            std::string::npos);
+  EXPECT_FALSE(Annotated().workers(0).gpu_busy());
+}
+
+TEST_F(GpuBusyProbeTest, NothingPolledYetIsFree) {
+  Make({});
+  v1::AgentInfo info = Annotated();
+  EXPECT_FALSE(info.workers(0).gpu_busy());
+  EXPECT_EQ(info.workers(0).gpu_other_processes(), 0);
+  EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_gpu_busy{"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabricpulse::agent
