@@ -21,7 +21,7 @@ fi
 
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/tests"
 bins=(fabricpulse fabricpulse-coordinator fabricpulse-agent fabricpulse-worker)
-for extra in nccl_backend_test nccl_allreduce_floor; do
+for extra in nccl_backend_test nccl_allreduce_floor fabricpulse_cli_dynamic; do
   [ -x "$build_dir/bin/$extra" ] && bins+=("$extra")
 done
 for b in "${bins[@]}"; do

@@ -13,7 +13,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libgloo-dev libsqlite3-dev libcli11-dev
-  libgtest-dev libgmock-dev libyaml-cpp-dev tzdata
+  libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
 
 missing=()

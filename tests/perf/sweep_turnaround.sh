@@ -40,10 +40,22 @@ measure() {  # prints one turnaround in ms per run (RUNS_OVERRIDE: count)
 }
 
 warm=$(measure "${sweep[@]}" | median)
+# The same sweep through the dynamically linked CLI, when it was built.
+dyn="$bin/fabricpulse_cli_dynamic"
+if [ -x "$dyn" ]; then
+  dyn_sweep=("$dyn" "${sweep[@]:1}")
+  warm_dyn=$(measure "${dyn_sweep[@]}" | median)
+  help_static=$(measure "$bin/fabricpulse" --help | median)
+  help_dyn=$(measure "$dyn" --help | median)
+fi
 fresh=$(RUNS_OVERRIDE="${FRESH_RUNS:-$runs}" measure "${sweep[@]}" --fresh-comm | median)
 init=$("${base[@]}" --fresh-comm --output json | sed -n 's/.*"comm_init_s": \([0-9.e-]*\).*/\1/p')
 echo "# one-size (8 B) all_reduce sweep ${extra[*]:-(default iters/warmup/check)}, $agents agent(s) x $ranks $backend rank(s), median of $runs warm, ${FRESH_RUNS:-$runs} fresh"
 echo "warm communicator : ${warm} ms"
+if [ -x "$dyn" ]; then
+  echo "warm, dynamically linked CLI: ${warm_dyn} ms (static/dynamic $(awk -v a="$warm" -v b="$warm_dyn" 'BEGIN {printf "%.2f", a / b}'))"
+  echo "CLI start-up (--help): static ${help_static} ms, dynamic ${help_dyn} ms"
+fi
 echo "fresh communicator: ${fresh} ms"
 awk -v w="$warm" -v f="$fresh" 'BEGIN {printf "ratio fresh/warm  : %.2f\n", f / w}'
 echo "communicator init (one fresh sweep, slowest rank): ${init} s"
