@@ -10,6 +10,7 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/log.h"
 #include "daemon/core/op_traits.h"
+#include "daemon/core/phase_timer.h"
 #include "daemon/core/sweep_spec.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
@@ -79,6 +80,7 @@ grpc::Status AgentServiceImpl::Describe(grpc::ServerContext* context,
 grpc::Status AgentServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::AgentSweepRequest* request,
     grpc::ServerWriter<v1::AgentSweepEvent>* writer) {
+  core::PhaseTimer timer;
   const absl::Time arrived = absl::Now();
   const absl::Duration lease = request->lease_seconds() > 0
                                    ? absl::Seconds(request->lease_seconds())
@@ -240,6 +242,9 @@ grpc::Status AgentServiceImpl::RunSweep(
     }
   }
   for (std::thread& t : threads) t.join();
+  timer.Mark("relay");
+  FP_LOG_DEBUG(
+      absl::StrCat("sweep ", request->sweep_id(), ": ", timer.Summary()));
   {
     absl::MutexLock lock(&mu_);
     if (running_sweep_ == request->sweep_id()) {

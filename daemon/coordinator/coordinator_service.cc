@@ -13,6 +13,7 @@
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
+#include "daemon/core/phase_timer.h"
 #include "daemon/core/straggler.h"
 
 namespace fabricpulse::coordinator {
@@ -254,8 +255,10 @@ void CoordinatorServiceImpl::RecordResult(const SweepPlan& plan,
 absl::Status CoordinatorServiceImpl::ExecuteSweep(
     const v1::SweepRequest& request, const std::string& trigger,
     const SweepSink& sink, const std::function<bool()>& cancelled) {
+  core::PhaseTimer timer;
   auto plan = Plan(request);
   if (!plan.ok()) return plan.status();
+  timer.Mark("plan");
   std::vector<std::string> nodes;
   for (const v1::AgentInfo& a : plan->agents) nodes.push_back(a.node_name());
   absl::Status reserved = membership_.Reserve(nodes, plan->sweep_id);
@@ -281,6 +284,7 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
     return absl::InternalError(
         absl::StrCat("history: cannot record the sweep: ", begun.message()));
   }
+  timer.Mark("reserve+history");
   auto runner = std::make_shared<SweepRunner>(std::move(*plan), &channels_);
   {
     absl::MutexLock lock(&mu_);
@@ -301,7 +305,9 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
       [&](const v1::SweepEvent& event) {
         if (event.has_result()) {
           v1::SweepEvent copy = event;
+          const absl::Time record_start = absl::Now();
           RecordResult(info, *copy.mutable_result());
+          timer.Add("record results", absl::Now() - record_start);
           core::MergedStep m;
           m.slowest_rank = event.result().slowest_rank();
           m.min_rank_time_seconds = event.result().min_rank_time_seconds();
@@ -321,6 +327,7 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
         return sink(event);
       },
       cancelled);
+  timer.Mark("run");
   const double duration = absl::ToDoubleSeconds(absl::Now() - start);
   if (!status.ok()) naming_.Retire(info.agents);
   {
@@ -370,6 +377,8 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
     finished.mutable_finished()->set_straggler(who);
   }
   sink(finished);
+  timer.Mark("finish");
+  FP_LOG_DEBUG(absl::StrCat("sweep ", sweep_id, ": ", timer.Summary()));
   return status;
 }
 

@@ -8,6 +8,7 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
+#include "daemon/core/phase_timer.h"
 #include "daemon/worker/grpc_kv_store.h"
 #include "daemon/worker/sweep_executor.h"
 
@@ -78,6 +79,7 @@ WorkerServiceImpl::AcquireComm(const v1::WorkerSweepRequest& request,
 absl::Status WorkerServiceImpl::RunSweepLocked(
     grpc::ServerContext* context, const v1::WorkerSweepRequest& request,
     grpc::ServerWriter<v1::WorkerSweepEvent>* writer) {
+  core::PhaseTimer timer;
   if (request.nranks() < 1 || request.rank() < 0 ||
       request.rank() >= request.nranks()) {
     return absl::InvalidArgumentError(
@@ -95,9 +97,11 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
   auto steps = core::Expand(spec, request.nranks());
   if (!steps.ok()) return steps.status();
 
+  timer.Mark("validate");
   bool reused = false;
   double init_seconds = 0;
   auto comm = AcquireComm(request, spec.timeout, &reused, &init_seconds);
+  timer.Mark("communicator");
   if (!comm.ok()) {
     return absl::Status(
         comm.status().code(),
@@ -114,6 +118,7 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
   ready.mutable_comm_ready()->set_init_seconds(init_seconds);
   ready.mutable_comm_ready()->set_rank(request.rank());
   if (!writer->Write(ready)) return absl::CancelledError("agent went away");
+  timer.Mark("ready");
 
   absl::Status status = ExecuteSteps(
       **comm, *steps, spec, cancelled_,
@@ -121,7 +126,10 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
         if (context->IsCancelled()) return false;
         v1::WorkerSweepEvent event;
         *event.mutable_step() = result;
-        return writer->Write(event);
+        const absl::Time write_start = absl::Now();
+        const bool written = writer->Write(event);
+        timer.Add("writes", absl::Now() - write_start);
+        return written;
       },
       StepRecording{&recorder_, request.sweep_id(), request.comm_id()});
   if (!status.ok()) {
@@ -130,6 +138,9 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
     (*comm)->Abort();
     cache_.Erase(request.comm_id());
   }
+  timer.Mark("steps");
+  FP_LOG_DEBUG(absl::StrCat("sweep ", request.sweep_id(), " rank ",
+                            request.rank(), ": ", timer.Summary()));
   return status;
 }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Side-by-side table: FabricPulse sweep results (JSON objects, one per
 line, from `fabricpulse sweep --output json`) against the torch reference
-(JSON lines from torch_reference.py). Prints busbw in GB/s and the ratio."""
+(JSON lines from torch_reference.py). Each side may hold several runs of the
+same (op, size): the table shows the median of each side's busbw (GB/s),
+the number of runs, and the ratio of the medians."""
 import json
+import statistics
 import sys
 
 
@@ -16,7 +19,8 @@ def load_ours(path):
             doc = json.loads(line)
             for r in doc.get("results", []):
                 if not r["in_place"]:
-                    out[(r["op"], r["bytes"])] = r
+                    out.setdefault((r["op"], r["bytes"]), []).append(
+                        (r["time_us"], r["busbw_gbps"]))
     return out
 
 
@@ -26,20 +30,29 @@ def load_torch(path):
         for line in f:
             if line.startswith("{"):
                 r = json.loads(line)
-                out[(r["op"], r["bytes"])] = r
+                out.setdefault((r["op"], r["bytes"]), []).append(
+                    r["busbw"] / 1e9)
     return out
 
 
 def main():
     ours, ref = load_ours(sys.argv[1]), load_torch(sys.argv[2])
-    print("| op | size (B) | FabricPulse time (us) | FabricPulse busbw (GB/s) | torch busbw (GB/s) | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| op | size (B) | FabricPulse time (us) | FabricPulse busbw (GB/s) "
+          "| torch busbw (GB/s) | runs | ratio |")
+    print("|---|---|---|---|---|---|---|")
     for key in sorted(ours, key=lambda k: (k[0], k[1])):
-        r = ours[key]
-        t = ref.get(key)
-        ratio = f"{r['busbw_gbps'] / (t['busbw'] / 1e9):.3f}" if t and t["busbw"] > 0 else "n/a"
-        tb = f"{t['busbw'] / 1e9:.1f}" if t else "n/a"
-        print(f"| {key[0]} | {key[1]} | {r['time_us']:.1f} | {r['busbw_gbps']:.1f} | {tb} | {ratio} |")
+        time_us = statistics.median(t for t, _ in ours[key])
+        busbw = statistics.median(b for _, b in ours[key])
+        runs = str(len(ours[key]))
+        tb, ratio = "n/a", "n/a"
+        if key in ref:
+            torch_busbw = statistics.median(ref[key])
+            runs += f"/{len(ref[key])}"
+            tb = f"{torch_busbw:.1f}"
+            if torch_busbw > 0:
+                ratio = f"{busbw / torch_busbw:.3f}"
+        print(f"| {key[0]} | {key[1]} | {time_us:.1f} | {busbw:.1f} | {tb} "
+              f"| {runs} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -10,15 +10,11 @@
 // Every child is forked before any CUDA call (the parent never touches
 // CUDA; even the GPU count comes from a child), the ncclUniqueId travels
 // through a shared anonymous mapping, and each child posts its timings
-// there before tearing down. Then, in one more child, the single-process
-// figure: ncclCommInitAll over the same GPUs driven by one thread with
-// group calls.
+// there before tearing down.
 //
 // stdout (slowest rank; parsed by tests/perf/nccl_vs_torch.sh):
 //   floor plain <us per op>
 //   floor graph <us per op>
-//   single plain <us per op>
-//   single graph <us per op>
 // Per-rank figures and errors go to stderr. Exit status: 0 when every child
 // succeeded; 1 when a child failed (the others are killed); 2 for bad
 // arguments; 3 when a child hung while tearing down (its figures are
@@ -51,7 +47,7 @@ namespace {
 constexpr int kMaxRanks = 64;
 constexpr double kTeardownSeconds = 20;
 
-// Tag of this process's messages on stderr ("rank 1", "single", ...).
+// Tag of this process's messages on stderr ("rank 1", "probe", ...).
 char g_tag[32] = "parent";
 
 [[noreturn]] void Die(const char* file, int line, const char* what,
@@ -99,7 +95,6 @@ struct Shared {
   std::atomic<int> id_ready{0};
   ncclUniqueId id;
   Timings ranks[kMaxRanks];
-  Timings single;
 };
 static_assert(std::atomic<int>::is_always_lock_free);
 
@@ -177,10 +172,9 @@ struct Gpu {
   }
 };
 
-// Times `enqueue_one` x iters (plain) and a graph of them over `gpus`
-// (one per rank in the multi-process run, all of them in the single-process
-// one), the way NcclCommunicator::TimeIterations / TimeGraph do. Returns
-// the slowest GPU's figures.
+// Times `enqueue_one` x iters (plain) and a graph of them over `gpus` (the
+// rank's GPU), the way NcclCommunicator::TimeIterations / TimeGraph do.
+// Returns the slowest GPU's figures.
 template <typename EnqueueOne>
 void TimeLoops(std::vector<Gpu>& gpus, const Options& o, EnqueueOne enqueue_one,
                Timings* out) {
@@ -208,9 +202,14 @@ void TimeLoops(std::vector<Gpu>& gpus, const Options& o, EnqueueOne enqueue_one,
     CUDA_OK(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal));
   }
   for (int i = 0; i < o.iters; ++i) enqueue_one();
+  // End every capture before instantiating any graph: while a stream of
+  // this thread is capturing, instantiation is not permitted.
   for (Gpu& g : gpus) {
     CUDA_OK(cudaSetDevice(g.device));
     CUDA_OK(cudaStreamEndCapture(g.stream, &g.graph));
+  }
+  for (Gpu& g : gpus) {
+    CUDA_OK(cudaSetDevice(g.device));
     CUDA_OK(cudaGraphInstantiate(&g.exec, g.graph, 0));
   }
   for (Gpu& g : gpus) {
@@ -265,28 +264,6 @@ void BecomeChild(const char* tag, pid_t parent, const Options& o) {
       gpus, o, [&g] { g.AllReduce(); }, &shared->ranks[rank]);
   g.DestroyGraph();
   g.Release();
-  _exit(0);
-}
-
-[[noreturn]] void RunSingle(int n, const Options& o, Shared* shared) {
-  std::vector<ncclComm_t> comms(n);
-  NCCL_OK(ncclCommInitAll(comms.data(), n, nullptr));
-  std::vector<Gpu> gpus(n);
-  for (int d = 0; d < n; ++d) {
-    gpus[d].device = d;
-    gpus[d].comm = comms[d];
-    gpus[d].Setup();
-  }
-  TimeLoops(
-      gpus, o,
-      [&gpus] {
-        NCCL_OK(ncclGroupStart());
-        for (Gpu& g : gpus) g.AllReduce();
-        NCCL_OK(ncclGroupEnd());
-      },
-      &shared->single);
-  for (Gpu& g : gpus) g.DestroyGraph();
-  for (Gpu& g : gpus) g.Release();
   _exit(0);
 }
 
@@ -468,17 +445,5 @@ int main(int argc, char** argv) {
     std::printf("floor plain %.2f\nfloor graph %.2f\n", plain, graph);
     std::fflush(stdout);
   };
-  rc = Supervise("multi-process", o, all_posted, print_multi);
-  if (rc != 0) return rc;
-
-  // Single process, one thread, ncclCommInitAll + group calls.
-  Spawn("single", o, [n, &o, shared] { RunSingle(n, o, shared); });
-  rc = Supervise(
-      "single-process", o, [shared] { return shared->single.done.load() != 0; },
-      [shared] {
-        std::printf("single plain %.2f\nsingle graph %.2f\n",
-                    shared->single.plain_us, shared->single.graph_us);
-        std::fflush(stdout);
-      });
-  return rc;
+  return Supervise("multi-process", o, all_posted, print_multi);
 }

@@ -3,9 +3,12 @@
 #   tests/perf/nccl_vs_torch.sh [BUNDLE_DIR] [OUT_DIR]
 # - FabricPulse (1 agent x all GPUs, out-of-place, 5 warm-ups + 50 timed
 #   iterations) and torch.distributed (same method) over the same ops and
-#   sizes: busbw table with ratios;
+#   sizes: busbw table with ratios (REPEATS=R times each (op, size) R times
+#   on both sides; the table compares medians);
 # - 8-byte all_reduce latency: FabricPulse plain and --graph against a C-level
-#   NCCL loop (nccl_allreduce_floor) in the same run;
+#   NCCL loop (nccl_allreduce_floor), alternated LAT_ROUNDS (3) times;
+# Env: OPS, SIZES (bytes, space-separated), REPEATS (1), LAT_ROUNDS (3),
+# SKIP_TURNAROUND (set: skip the turnaround part).
 # - warm one-size sweep turnaround through the CLI, and communicator init.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -30,13 +33,25 @@ echo "communicator init ($ngpu ranks): $(echo "$fresh" | sed -n 's/.*"comm_init_
 : > "$out/ours.jsonl"
 for op in ${ops//,/ }; do
   for s in $sizes; do
-    fp --ops "$op" --min-bytes "$s" --max-bytes "$s" --iters 50 --warmup 5 \
-      --out-of-place --no-check | tr -d '\n' >> "$out/ours.jsonl"
-    echo >> "$out/ours.jsonl"
+    for _ in $(seq 1 "${REPEATS:-1}"); do
+      fp --ops "$op" --min-bytes "$s" --max-bytes "$s" --iters 50 --warmup 5 \
+        --out-of-place --no-check | tr -d '\n' >> "$out/ours.jsonl"
+      echo >> "$out/ours.jsonl"
+    done
   done
 done
-lat_plain=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --iters 1000 --warmup 100 --out-of-place --no-check)
-lat_graph=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --iters 1000 --warmup 100 --out-of-place --no-check --graph)
+# 8-byte latency: ours (plain, graph) and the C-level loop, alternated
+# LAT_ROUNDS times with the cluster idle, so drift hits both alike.
+us() { sed -n 's/.*"time_us": \([0-9.e+-]*\).*/\1/p' | head -1; }
+: > "$out/latency.txt"
+for round in $(seq 1 "${LAT_ROUNDS:-3}"); do
+  p=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --iters 1000 --warmup 100 --out-of-place --no-check | us)
+  g=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --iters 1000 --warmup 100 --out-of-place --no-check --graph | us)
+  floor=$(timeout 60 "$BIN/nccl_allreduce_floor" 1000 100 2>> "$out/floor.err")
+  fl_p=$(echo "$floor" | awk '$1 == "floor" && $2 == "plain" {print $3}')
+  fl_g=$(echo "$floor" | awk '$1 == "floor" && $2 == "graph" {print $3}')
+  echo "$round $p $fl_p $g $fl_g" >> "$out/latency.txt"
+done
 cluster_down
 if [ -z "${SKIP_TURNAROUND:-}" ]; then
 export FABRICPULSE_BIN="$BIN" AGENTS=1 RANKS="$ngpu" BACKEND=nccl FRESH_RUNS=5
@@ -45,22 +60,13 @@ bash "$here/sweep_turnaround.sh" 20 -- --iters 1 --warmup 0 --no-check --out-of-
 fi
 
 python3 "$here/torch_reference.py" --ops "$ops" --sizes "${sizes// /,}" \
-  --warmup 5 --iters 50 > "$out/torch.jsonl" 2> "$out/torch.err"
-floor=$(timeout 60 "$BIN/nccl_allreduce_floor" 1000 100 2> "$out/floor.err")
-[ -n "$floor" ] || { echo "nccl_allreduce_floor printed nothing:" >&2; cat "$out/floor.err" >&2; }
-
-echo "$lat_plain" > "$out/lat_plain.json"; echo "$lat_graph" > "$out/lat_graph.json"; echo "$floor" > "$out/floor.txt"
+  --warmup 5 --iters 50 --repeats "${REPEATS:-1}" > "$out/torch.jsonl" 2> "$out/torch.err"
 echo "== busbw, FabricPulse vs torch.distributed ($ngpu x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 python3 "$here/compare_busbw.py" "$out/ours.jsonl" "$out/torch.jsonl" | tee "$out/table.md"
-us() { sed -n 's/.*"time_us": \([0-9.e+-]*\).*/\1/p' | head -1; }
-p=$(echo "$lat_plain" | us); g=$(echo "$lat_graph" | us)
-# nccl_allreduce_floor prints "floor plain|graph US" (one process per GPU)
-# and "single plain|graph US" (one process driving every GPU).
-fl() { echo "$floor" | awk -v k="$1" -v m="$2" '$1 == k && $2 == m {print $3}'; }
-fl_p=$(fl floor plain); fl_g=$(fl floor graph)
-echo "== 8 B all_reduce latency (us per op)"
-echo "FabricPulse plain: $p   C-level NCCL plain: $fl_p   ratio: $(awk -v a="$p" -v b="$fl_p" 'BEGIN{printf "%.2f", a/b}')"
-echo "FabricPulse graph: $g   C-level NCCL graph: $fl_g   ratio: $(awk -v a="$g" -v b="$fl_g" 'BEGIN{printf "%.2f", a/b}')"
-echo "C-level NCCL, one process driving all $ngpu GPUs (ncclCommInitAll + group): plain $(fl single plain)   graph $(fl single graph)"
-echo "== warm one-size sweep turnaround through the CLI"
-cat "$out/turnaround.txt"
+echo "== 8 B all_reduce latency (us per op; FabricPulse / C-level NCCL loop, one process per GPU), ${LAT_ROUNDS:-3} alternated rounds"
+awk '{printf "round %d: plain %.2f / %.2f = %.2f   graph %.2f / %.2f = %.2f\n", $1, $2, $3, $2 / $3, $4, $5, $4 / $5}' "$out/latency.txt"
+if [ -s "$out/floor.err" ]; then grep -v "rank\|GPU(s)" "$out/floor.err" | head -5; fi
+if [ -f "$out/turnaround.txt" ]; then
+  echo "== warm one-size sweep turnaround through the CLI"
+  cat "$out/turnaround.txt"
+fi

@@ -87,12 +87,14 @@ def worker(rank, n, args, port):
                             device_id=torch.device("cuda", rank))
     for op in args.ops.split(","):
         for size in [int(s) for s in args.sizes.split(",")]:
-            size, t = run_op(op, size, rank, n, args.warmup, args.iters)
-            if rank == 0:
-                algbw = size / t
-                print(json.dumps({"op": op, "bytes": size, "time_us": t * 1e6,
-                                  "algbw": algbw,
-                                  "busbw": algbw * FACTORS[op](n)}), flush=True)
+            for _ in range(args.repeats):
+                nbytes, t = run_op(op, size, rank, n, args.warmup, args.iters)
+                if rank == 0:
+                    algbw = nbytes / t
+                    print(json.dumps({"op": op, "bytes": nbytes,
+                                      "time_us": t * 1e6, "algbw": algbw,
+                                      "busbw": algbw * FACTORS[op](n)}),
+                          flush=True)
     dist.destroy_process_group()
 
 
@@ -102,6 +104,9 @@ def main():
     p.add_argument("--sizes", default="1048576")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=50)
+    # Each (op, size) is timed this many times, one JSON line each; the
+    # comparison takes the median.
+    p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--nranks", type=int, default=torch.cuda.device_count())
     p.add_argument("--port", type=int, default=29517)
     args = p.parse_args()
