@@ -63,7 +63,7 @@ fabricpulse_op_drilldown:panel_2_C | empty | offset 1d: no data a day ago in a f
 # must show data exactly when the raw gauge says all_reduce regressed.
 fabricpulse_fleet:panel_12_A | if:fabricpulse_regression{plan="quick",op="all_reduce"} == 1 | current regressions: data iff a step of the last quick sweep regressed (timing-dependent)
 # Alerts whose state is certain here (the others only evaluate).
-alert:FabricPulseSweepFailing | data | the failed ad-hoc sweep leaves fabricpulse_last_sweep_success{plan="adhoc"} == 0
+alert:FabricPulseSweepFailing | empty | the only failed sweep is ad hoc (fabricpulse_last_sweep_success{plan="adhoc"} == 0), and ad-hoc sweeps never page
 alert:FabricPulseAgentDown{reason=scrape_failed} | empty | both agents are up
 alert:FabricPulseCoordinatorDown{reason=scrape_failed} | empty | the coordinator is up
 alert:FabricPulseCoordinatorDown{reason=no_target} | empty | a target of job fabricpulse-coordinator exists
