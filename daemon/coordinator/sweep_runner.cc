@@ -13,7 +13,9 @@
 namespace fabricpulse::coordinator {
 namespace {
 
-constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(5);
+// An agent's Abort returns within about a second (its workers' abort RPCs
+// are bounded by 1 s, in parallel).
+constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(3);
 constexpr absl::Duration kPollInterval = absl::Milliseconds(100);
 // Slack over the workers' own per-op deadlines before the coordinator
 // gives up on a silent sweep.
@@ -64,10 +66,12 @@ void SweepRunner::Abort() {
   absl::MutexLock lock(&mu_);  // wakes Run()
 }
 
-void SweepRunner::AbortAgents() {
+std::vector<bool> SweepRunner::AbortAgents() {
   std::vector<std::thread> threads;
-  for (const v1::AgentInfo& agent : plan_.agents) {
-    threads.emplace_back([this, agent] {
+  std::vector<bool> answered(plan_.agents.size(), false);
+  for (size_t i = 0; i < plan_.agents.size(); ++i) {
+    threads.emplace_back([this, i, &answered] {
+      const v1::AgentInfo& agent = plan_.agents[i];
       auto stub = v1::AgentService::NewStub(channels_->Get(agent.address()));
       grpc::ClientContext ctx;
       ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
@@ -75,6 +79,7 @@ void SweepRunner::AbortAgents() {
       req.set_comm_id(plan_.comm_id);
       v1::AgentAbortResponse resp;
       grpc::Status status = stub->Abort(&ctx, req, &resp);
+      answered[i] = status.ok();
       if (!status.ok()) {
         FP_LOG_WARNING(absl::StrCat("abort on node ", agent.node_name(), ": ",
                                     status.error_message()));
@@ -82,6 +87,7 @@ void SweepRunner::AbortAgents() {
     });
   }
   for (std::thread& t : threads) t.join();
+  return answered;
 }
 
 absl::Status SweepRunner::Run(const SweepSink& sink,
@@ -196,10 +202,16 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
         outcome.code() != absl::StatusCode::kCancelled) {
       on_failure_(outcome);
     }
-    AbortAgents();
+    const std::vector<bool> answered = AbortAgents();
     // An agent's stream ends only once its workers have returned, so
     // waiting for the streams means the members are really free when the
-    // caller releases them. Streams still open after the bound are cut.
+    // caller releases them. Streams still open after the bound are cut. An
+    // agent that did not answer the abort (dead, or cut off) cannot say
+    // when its workers are free: its stream is cut now, and its own sweep
+    // lease frees them.
+    for (size_t i = 0; i < answered.size(); ++i) {
+      if (!answered[i]) contexts_[i]->TryCancel();
+    }
     const absl::Time drain_deadline = absl::Now() + kDrainTimeout;
     absl::MutexLock lock(&mu_);
     while (agents_done < nagents && absl::Now() < drain_deadline) {

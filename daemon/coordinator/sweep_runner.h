@@ -77,7 +77,9 @@ class SweepRunner {
     v1::AgentSweepEvent event;
   };
   void ReadAgent(int index, v1::AgentSweepRequest request);
-  void AbortAgents();
+  // Tells every member to abort (in parallel, bounded); whether each
+  // answered.
+  std::vector<bool> AbortAgents();
 
   const SweepPlan plan_;
   common::ChannelPool* const channels_;
