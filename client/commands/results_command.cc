@@ -51,6 +51,7 @@ int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
   finished.set_sweep_id(s.sweep_id());
   finished.set_status(s.status());
   finished.set_error(s.error());
+  finished.set_straggler(s.straggler());
   if (s.finished_unix_seconds() > 0) {
     finished.set_duration_seconds(s.finished_unix_seconds() -
                                   s.started_unix_seconds());

@@ -127,10 +127,6 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
       finished.set_error(std::string(status.message()));
     }
     printer->Finish(finished);
-    if (output.format == OutputFormat::kTable &&
-        !finished.straggler().empty()) {
-      std::cout << "# straggler: " << finished.straggler() << "\n";
-    }
     std::cout.flush();
   }
   if (!status.ok()) {

@@ -51,6 +51,10 @@ void JsonPrinter::Finish(const v1::SweepFinished& finished) {
   if (!finished.error().empty()) {
     absl::StrAppend(&doc, "  \"error\": ", JsonString(finished.error()), ",\n");
   }
+  if (!finished.straggler().empty()) {
+    absl::StrAppend(&doc, "  \"straggler\": ", JsonString(finished.straggler()),
+                    ",\n");
+  }
   absl::StrAppend(&doc, "  \"nranks\": ", started_.nranks(), ",\n");
   absl::StrAppend(&doc, "  \"backend\": ", JsonString(started_.backend()),
                   ",\n");

@@ -163,6 +163,9 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
     out_ << ": " << CommentLines(finished.error());
   }
   out_ << "\n";
+  if (!finished.straggler().empty()) {
+    out_ << "# straggler: " << finished.straggler() << "\n";
+  }
   out_.flush();
 }
 

@@ -350,6 +350,15 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
       metrics_->ClearHangCulprit();
     }
   }
+  std::string straggler;  // recorded before the sweep is finished
+  if (auto found = core::FindStraggler(merged)) {
+    straggler = found->Describe();
+    if (found->rank < static_cast<int>(info.rank_nodes.size())) {
+      absl::StrAppend(&straggler, " (node ", info.rank_nodes[found->rank], ")");
+    }
+    FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " straggler: ", straggler));
+    history_->RecordStraggler(sweep_id, straggler).IgnoreError();
+  }
   absl::Status finished_ok = history_->FinishSweep(
       sweep_id, outcome, status.message(), diagnosis_json, absl::Now());
   if (!finished_ok.ok()) {
@@ -368,14 +377,7 @@ absl::Status CoordinatorServiceImpl::ExecuteSweep(
   finished.mutable_finished()->set_status(outcome);
   finished.mutable_finished()->set_error(std::string(status.message()));
   finished.mutable_finished()->set_duration_seconds(duration);
-  if (auto straggler = core::FindStraggler(merged)) {
-    std::string who = straggler->Describe();
-    if (straggler->rank < static_cast<int>(info.rank_nodes.size())) {
-      absl::StrAppend(&who, " (node ", info.rank_nodes[straggler->rank], ")");
-    }
-    FP_LOG_INFO(absl::StrCat("sweep ", sweep_id, " straggler: ", who));
-    finished.mutable_finished()->set_straggler(who);
-  }
+  finished.mutable_finished()->set_straggler(straggler);
   sink(finished);
   timer.Mark("finish");
   FP_LOG_DEBUG(absl::StrCat("sweep ", sweep_id, ": ", timer.Summary()));

@@ -81,6 +81,7 @@ v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
   *out.mutable_spec() = SpecFromJson(sweep.spec_json);
   out.set_comm_init_seconds(sweep.comm_init_seconds);
   out.set_comm_reused(sweep.comm_reused);
+  out.set_straggler(sweep.straggler);
   out.set_topology(sweep.topology);
   if (steps != nullptr) {
     out.set_steps(static_cast<int>(steps->size()));

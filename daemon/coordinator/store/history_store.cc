@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/store/schema.h"
@@ -104,7 +105,7 @@ absl::Status HistoryStore::BeginSweep(const SweepRecord& sweep) {
       Statement::Prepare(
           db_, absl::StrCat("INSERT INTO sweeps (", kSweepColumns,
                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                            "?, ?, ?, ?)")
+                            "?, ?, ?, ?, ?)")
                    .c_str()));
   SweepRecord row = sweep;
   row.status = kSweepRunning;
@@ -159,22 +160,38 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
   return txn.Commit();
 }
 
-absl::Status HistoryStore::RecordComm(absl::string_view id, double init_seconds,
-                                      bool reused) {
+absl::Status HistoryStore::UpdateSweep(
+    absl::string_view id, const char* sql,
+    const std::function<void(Statement&)>& bind) {
   absl::MutexLock lock(&mu_);
   FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));
   FP_ASSIGN_OR_RETURN(std::string current, SweepStatus(db_, id));
   (void)current;  // exists
-  FP_ASSIGN_OR_RETURN(
-      Statement update,
-      Statement::Prepare(db_,
-                         "UPDATE sweeps SET comm_init_seconds = ?, "
-                         "comm_reused = ? WHERE id = ?"));
-  update.BindDouble(1, init_seconds);
-  update.BindInt(2, reused ? 1 : 0);
-  update.BindText(3, id);
+  FP_ASSIGN_OR_RETURN(Statement update, Statement::Prepare(db_, sql));
+  bind(update);
   FP_RETURN_IF_ERROR(update.Run());
   return txn.Commit();
+}
+
+absl::Status HistoryStore::RecordComm(absl::string_view id, double init_seconds,
+                                      bool reused) {
+  return UpdateSweep(id,
+                     "UPDATE sweeps SET comm_init_seconds = ?, comm_reused = ? "
+                     "WHERE id = ?",
+                     [&](Statement& update) {
+                       update.BindDouble(1, init_seconds);
+                       update.BindInt(2, reused ? 1 : 0);
+                       update.BindText(3, id);
+                     });
+}
+
+absl::Status HistoryStore::RecordStraggler(absl::string_view id,
+                                           absl::string_view straggler) {
+  return UpdateSweep(id, "UPDATE sweeps SET straggler = ? WHERE id = ?",
+                     [&](Statement& update) {
+                       update.BindText(1, straggler);
+                       update.BindText(2, id);
+                     });
 }
 
 absl::Status HistoryStore::FinishSweep(absl::string_view id,

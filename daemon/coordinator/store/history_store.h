@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 struct sqlite3;
 
 namespace fabricpulse::coordinator {
+
+class Statement;  // daemon/coordinator/store/schema.h
 
 // Sweep statuses as stored.
 inline constexpr char kSweepRunning[] = "running";
@@ -47,6 +50,8 @@ struct SweepRecord {
   std::string diagnosis;  // opaque text
   double comm_init_seconds = 0;
   bool comm_reused = false;
+  // A rank that was consistently the slowest by a margin, described; "".
+  std::string straggler;
 };
 
 struct StepRecord {
@@ -133,6 +138,10 @@ class HistoryStore {
   // rank) or reused. Errors: NOT_FOUND unknown id.
   absl::Status RecordComm(absl::string_view id, double init_seconds,
                           bool reused);
+  // Records the sweep's straggler (see core::FindStraggler). Errors:
+  // NOT_FOUND unknown id.
+  absl::Status RecordStraggler(absl::string_view id,
+                               absl::string_view straggler);
   absl::Status FinishSweep(absl::string_view id, absl::string_view status,
                            absl::string_view error, absl::string_view diagnosis,
                            absl::Time finished);
@@ -162,6 +171,10 @@ class HistoryStore {
 
  private:
   explicit HistoryStore(sqlite3* db) : db_(db) {}
+  // Runs `sql`, an UPDATE of sweep `id` with parameters bound by `bind`,
+  // in a transaction. Errors: NOT_FOUND unknown id.
+  absl::Status UpdateSweep(absl::string_view id, const char* sql,
+                           const std::function<void(Statement&)>& bind);
 
   absl::Mutex mu_;
   sqlite3* const db_ ABSL_PT_GUARDED_BY(mu_);

@@ -70,6 +70,10 @@ CREATE TABLE steps (
 );
 CREATE INDEX steps_by_key ON steps (sweep_id, op, dtype, bytes, in_place);
 )sql",
+    // 2: the sweep's straggler ("" when none).
+    R"sql(
+ALTER TABLE sweeps ADD COLUMN straggler TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -280,7 +284,7 @@ absl::Time ColumnTime(const Statement& stmt, int column) {
 const char kSweepColumns[] =
     "id, plan, sweep_trigger, spec_json, nranks, topology, backend, "
     "backend_version, started_unix_nanos, finished_unix_nanos, status, error, "
-    "diagnosis, comm_init_seconds, comm_reused";
+    "diagnosis, comm_init_seconds, comm_reused, straggler";
 const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
@@ -304,6 +308,7 @@ SweepRecord ReadSweepRow(const Statement& stmt) {
   sweep.diagnosis = stmt.ColumnText(12);
   sweep.comm_init_seconds = stmt.ColumnDouble(13);
   sweep.comm_reused = stmt.ColumnInt(14) != 0;
+  sweep.straggler = stmt.ColumnText(15);
   return sweep;
 }
 
@@ -348,6 +353,7 @@ void BindSweepRow(Statement& stmt, const SweepRecord& sweep) {
   stmt.BindText(13, sweep.diagnosis);
   stmt.BindDouble(14, sweep.comm_init_seconds);
   stmt.BindInt(15, sweep.comm_reused ? 1 : 0);
+  stmt.BindText(16, sweep.straggler);
 }
 
 void BindStepRow(Statement& stmt, const StepRecord& step) {

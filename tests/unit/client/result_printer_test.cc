@@ -261,6 +261,18 @@ TEST(TablePrinterTest, FooterAndStatus) {
   EXPECT_TRUE(absl::EndsWith(text, "#\n# sweep s-1 succeeded\n")) << text;
 }
 
+TEST(TablePrinterTest, StragglerIsTheLastLine) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  v1::SweepFinished finished = Finished();
+  finished.set_straggler("rank 2 (node b) slowest in 9 of 10 steps");
+  p.printer->Finish(finished);
+  EXPECT_TRUE(absl::EndsWith(p.out.str(),
+                             "# sweep s-1 succeeded\n# straggler: rank 2 (node "
+                             "b) slowest in 9 of 10 steps\n"))
+      << p.out.str();
+}
+
 TEST(TablePrinterTest, FailedSweepPrintsPartialRowAndError) {
   Printer p(Format(OutputFormat::kTable));
   p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
@@ -397,6 +409,21 @@ TEST(JsonPrinterTest, ErrorIsEscapedAndMissingCommIsNull) {
   EXPECT_THAT(text, HasSubstr("\"comm_reused\": null,"));
   EXPECT_THAT(text, HasSubstr("\"results\": []\n}\n"));
   EXPECT_EQ(JsonString(std::string("a\x01", 2)), "\"a\\u0001\"");
+}
+
+TEST(JsonPrinterTest, StragglerIsAKeyOnlyWhenNamed) {
+  for (const std::string straggler : {"", "rank 1 (node a)"}) {
+    Printer p(Format(OutputFormat::kJson));
+    p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+    v1::SweepFinished finished = Finished();
+    finished.set_straggler(straggler);
+    p.printer->Finish(finished);
+    EXPECT_TRUE(JsonChecker(p.out.str()).Valid()) << p.out.str();
+    EXPECT_EQ(
+        absl::StrContains(p.out.str(), "\"straggler\": \"rank 1 (node a)\",\n"),
+        !straggler.empty())
+        << p.out.str();
+  }
 }
 
 TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {

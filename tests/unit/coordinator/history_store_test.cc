@@ -92,6 +92,7 @@ void ExpectSameSweep(const SweepRecord& a, const SweepRecord& b) {
   EXPECT_EQ(a.diagnosis, b.diagnosis);
   EXPECT_EQ(a.comm_init_seconds, b.comm_init_seconds);
   EXPECT_EQ(a.comm_reused, b.comm_reused);
+  EXPECT_EQ(a.straggler, b.straggler);
 }
 
 void ExpectSameStep(const StepRecord& a, const StepRecord& b) {
@@ -167,6 +168,7 @@ TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   big.p99_seconds = std::nan("");
   ASSERT_TRUE(store->AddStep(MakeStep("s1", 0, 90.25)).ok());
   ASSERT_TRUE(store->AddStep(big).ok());
+  ASSERT_TRUE(store->RecordStraggler("s1", "rank 1 (node b)").ok());
   ASSERT_TRUE(store
                   ->FinishSweep("s1", "failed", "rank 3 hung",
                                 "{\"culprit\":3}", T(2000))
@@ -178,6 +180,7 @@ TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   sweep.error = "rank 3 hung";
   sweep.diagnosis = "{\"culprit\":3}";
   sweep.finished = T(2000);
+  sweep.straggler = "rank 1 (node b)";
   ExpectSameSweep(got->sweep, sweep);
   ASSERT_EQ(got->steps.size(), 2u);
   ExpectSameStep(got->steps[0], MakeStep("s1", 0, 90.25));
@@ -393,6 +396,30 @@ TEST_F(HistoryStoreTest, MigratesNewAndEmptyFiles) {
   store.reset();
   EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
   EXPECT_NE(OpenStore(), nullptr);  // already current: no migration
+}
+
+TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->BeginSweep(MakeSweep("old", 10)).ok());
+    ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
+  }
+  // What a version-1 coordinator left: no straggler column.
+  RawExec("ALTER TABLE sweeps DROP COLUMN straggler; PRAGMA user_version = 1");
+  ASSERT_EQ(RawUserVersion(), 1);
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
+  absl::StatusOr<SweepWithSteps> old = store->GetSweep("old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->sweep.status, "succeeded");
+  EXPECT_EQ(old->sweep.straggler, "");
+  ASSERT_TRUE(store->BeginSweep(MakeSweep("new", 20)).ok());
+  ASSERT_TRUE(store->RecordStraggler("new", "rank 0 (node a)").ok());
+  EXPECT_EQ(store->GetSweep("new")->sweep.straggler, "rank 0 (node a)");
+  EXPECT_EQ(store->RecordStraggler("nope", "x").code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(HistoryStoreTest, RefusesNewerSchema) {
