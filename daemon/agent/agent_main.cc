@@ -101,7 +101,8 @@ int Run(const AgentConfig& config) {
   identity.backend = backend;
   identity.backend_version = selection->version;
   CoordinatorContact contact;
-  AgentServiceImpl service(identity, &supervisor, &agent_metrics, &contact);
+  AgentServiceImpl service(identity, &supervisor, &agent_metrics, &contact,
+                           gpu_probe.get());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
                            &port);
@@ -113,13 +114,7 @@ int Run(const AgentConfig& config) {
   service.SetAddress(common::JoinHostPort(host, port));
 
   Registration registration(
-      config.coordinator,
-      [&service, &gpu_probe] {
-        v1::AgentInfo info = service.Info();
-        if (gpu_probe) gpu_probe->Annotate(info);
-        return info;
-      },
-      &contact);
+      config.coordinator, [&service] { return service.Info(); }, &contact);
   registration_ptr = &registration;
   supervisor.Start();
   if (!config.port_file.empty()) {

@@ -40,11 +40,13 @@ struct Relay {
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    WorkerSupervisor* supervisor,
                                    AgentMetrics* metrics,
-                                   CoordinatorContact* contact)
+                                   CoordinatorContact* contact,
+                                   const GpuBusyProbe* gpu_probe)
     : identity_(std::move(identity)),
       supervisor_(supervisor),
       contact_(contact),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      gpu_probe_(gpu_probe) {}
 
 std::string AgentServiceImpl::NodeName() const {
   absl::MutexLock lock(&mu_);
@@ -58,15 +60,18 @@ void AgentServiceImpl::SetAddress(const std::string& address) {
 
 v1::AgentInfo AgentServiceImpl::Info() const {
   v1::AgentInfo info;
-  absl::MutexLock lock(&mu_);
-  info.set_node_name(identity_.node_name);
-  info.set_address(identity_.address);
-  info.set_backend(identity_.backend);
-  info.set_backend_version(identity_.backend_version);
-  info.set_running_sweep(running_sweep_);
+  {
+    absl::MutexLock lock(&mu_);
+    info.set_node_name(identity_.node_name);
+    info.set_address(identity_.address);
+    info.set_backend(identity_.backend);
+    info.set_backend_version(identity_.backend_version);
+    info.set_running_sweep(running_sweep_);
+  }
   for (const v1::WorkerInfo& w : supervisor_->Snapshot()) {
     *info.add_workers() = w;
   }
+  if (gpu_probe_ != nullptr) gpu_probe_->Annotate(info);
   return info;
 }
 

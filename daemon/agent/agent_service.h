@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/coordinator_contact.h"
+#include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
@@ -28,11 +29,15 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // `supervisor` and `contact` must outlive this object; so must `metrics`
   // unless it is null (no metrics). With metrics, RunSweep sets each relayed
   // rank's fabricpulse_agent_rank_latency_seconds. `contact` admits sweeps
-  // by membership epoch and ends those whose lease expires.
+  // by membership epoch and ends those whose lease expires. `gpu_probe`
+  // (nullable: no busy-GPU check) marks busy GPUs in Info(); it outlives
+  // this object.
   AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor,
-                   AgentMetrics* metrics, CoordinatorContact* contact);
+                   AgentMetrics* metrics, CoordinatorContact* contact,
+                   const GpuBusyProbe* gpu_probe = nullptr);
 
-  // The agent's description, as Describe and registration report it.
+  // The agent's description (busy GPUs marked), as Describe and
+  // registration report it.
   v1::AgentInfo Info() const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);
@@ -71,7 +76,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   bool abort_requested_ ABSL_GUARDED_BY(mu_) = false;
   WorkerSupervisor* const supervisor_;
   CoordinatorContact* const contact_;
-  AgentMetrics* const metrics_;  // nullable
+  AgentMetrics* const metrics_;          // nullable
+  const GpuBusyProbe* const gpu_probe_;  // nullable
 };
 
 }  // namespace fabricpulse::agent
