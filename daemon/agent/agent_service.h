@@ -11,7 +11,8 @@
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/gpu_busy_probe.h"
-#include "daemon/agent/worker_supervisor.h"
+#include "daemon/agent/worker_client.h"
+#include "daemon/core/clock.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
 namespace fabricpulse::agent {
@@ -26,15 +27,17 @@ struct AgentIdentity {
 // Thread-safe.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
-  // `supervisor` and `contact` must outlive this object; so must `metrics`
+  // `workers`, `contact` and `clock` must outlive this object; so must
+  // `metrics`
   // unless it is null (no metrics). With metrics, RunSweep sets each relayed
   // rank's fabricpulse_agent_rank_latency_seconds. `contact` admits sweeps
   // by membership epoch and ends those whose lease expires. `gpu_probe`
   // (nullable: no busy-GPU check) marks busy GPUs in Info(); it outlives
   // this object.
-  AgentServiceImpl(AgentIdentity identity, WorkerSupervisor* supervisor,
+  AgentServiceImpl(AgentIdentity identity, LocalWorkers* workers,
                    AgentMetrics* metrics, CoordinatorContact* contact,
-                   const GpuBusyProbe* gpu_probe = nullptr);
+                   const GpuBusyProbe* gpu_probe = nullptr,
+                   core::Clock* clock = core::RealClock::Get());
 
   // The agent's description (busy GPUs marked), as Describe and
   // registration report it.
@@ -45,9 +48,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   grpc::Status Describe(grpc::ServerContext* context,
                         const v1::DescribeRequest* request,
                         v1::DescribeResponse* response) override;
-  grpc::Status RunSweep(
-      grpc::ServerContext* context, const v1::AgentSweepRequest* request,
-      grpc::ServerWriter<v1::AgentSweepEvent>* writer) override;
+  grpc::Status RunSweep(grpc::ServerContext* context,
+                        const v1::AgentSweepRequest* request,
+                        grpc::ServerWriter<v1::RankEvent>* writer) override;
   grpc::Status GetFlightRecords(
       grpc::ServerContext* context,
       const v1::AgentFlightRecordsRequest* request,
@@ -62,8 +65,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // worker that cannot answer is still named by its rank.
   void RememberRanks(const v1::AgentSweepRequest& request);
   bool AbortRequested() const;
-  // Tells every local worker to abort `comm_id` (bounded).
-  void AbortWorkers(const std::string& comm_id);
+  // Marks (or clears, with "") the sweep this agent runs.
+  void SetRunning(const std::string& sweep_id, const std::string& comm_id);
 
   mutable absl::Mutex mu_;
   AgentIdentity identity_ ABSL_GUARDED_BY(mu_);
@@ -74,10 +77,11 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // The coordinator asked to abort running_comm_: its workers get the same
   // grace as on a local failure, then are killed.
   bool abort_requested_ ABSL_GUARDED_BY(mu_) = false;
-  WorkerSupervisor* const supervisor_;
+  LocalWorkers* const workers_;
   CoordinatorContact* const contact_;
   AgentMetrics* const metrics_;          // nullable
   const GpuBusyProbe* const gpu_probe_;  // nullable
+  core::Clock* const clock_;
 };
 
 }  // namespace fabricpulse::agent

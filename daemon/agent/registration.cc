@@ -3,23 +3,30 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/core/log.h"
-#include "grpcpp/grpcpp.h"
+#include "daemon/core/timeout_budget.h"
 
 namespace fabricpulse::agent {
 namespace {
 
-constexpr absl::Duration kRpcTimeout = absl::Seconds(5);
+// An exchange with the coordinator is bounded by the lease.
+const absl::Duration kRpcTimeout = core::kTimeouts.lease;
 constexpr absl::Duration kRetryInterval = absl::Milliseconds(500);
 
 }  // namespace
 
-Registration::Registration(std::string coordinator,
+Registration::Registration(std::unique_ptr<CoordinatorClient> coordinator,
                            std::function<v1::AgentInfo()> describe,
-                           CoordinatorContact* contact)
+                           CoordinatorContact* contact, core::Clock* clock)
     : describe_(std::move(describe)),
       contact_(contact),
-      stub_(v1::CoordinatorService::NewStub(grpc::CreateChannel(
-          coordinator, grpc::InsecureChannelCredentials()))) {}
+      coordinator_(std::move(coordinator)),
+      clock_(clock) {}
+
+Registration::Registration(const std::string& coordinator,
+                           std::function<v1::AgentInfo()> describe,
+                           CoordinatorContact* contact)
+    : Registration(NewGrpcCoordinatorClient(coordinator), std::move(describe),
+                   contact) {}
 
 Registration::~Registration() { Stop(); }
 
@@ -50,21 +57,20 @@ bool Registration::WaitRegistered(absl::Duration timeout) const {
   auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return !agent_id_.empty();
   };
-  return mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return clock_->AwaitWithDeadline(&mu_, absl::Condition(&done),
+                                   clock_->Now() + timeout);
 }
 
 bool Registration::RegisterOnce() {
-  grpc::ClientContext ctx;
-  const absl::Time sent = absl::Now();
-  ctx.set_deadline(absl::ToChronoTime(sent + kRpcTimeout));
+  const absl::Time sent = clock_->Now();
   v1::RegisterRequest req;
   *req.mutable_agent() = describe_();
-  v1::RegisterResponse resp;
-  grpc::Status status = stub_->Register(&ctx, req, &resp);
-  if (!status.ok()) {
-    FP_LOG_DEBUG(absl::StrCat("register: ", status.error_message()));
+  auto answer = coordinator_->Register(req, kRpcTimeout);
+  if (!answer.ok()) {
+    FP_LOG_DEBUG(absl::StrCat("register: ", answer.status().message()));
     return false;
   }
+  const v1::RegisterResponse& resp = *answer;
   contact_->Registered(sent, resp.membership_epoch());
   absl::MutexLock lock(&mu_);
   agent_id_ = resp.agent_id();
@@ -84,20 +90,18 @@ bool Registration::HeartbeatOnce() {
   }
   const v1::AgentInfo info = describe_();
   for (const v1::WorkerInfo& w : info.workers()) *req.add_workers() = w;
-  grpc::ClientContext ctx;
-  const absl::Time sent = absl::Now();
-  ctx.set_deadline(absl::ToChronoTime(sent + kRpcTimeout));
-  v1::HeartbeatResponse resp;
-  grpc::Status status = stub_->Heartbeat(&ctx, req, &resp);
-  if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+  const absl::Time sent = clock_->Now();
+  auto answer = coordinator_->Heartbeat(req, kRpcTimeout);
+  if (answer.status().code() == absl::StatusCode::kNotFound) {
     FP_LOG_WARNING("coordinator does not know this agent; registering again");
     contact_->Forgotten(sent);
     absl::MutexLock lock(&mu_);
     agent_id_.clear();
     return false;
   }
-  if (status.ok()) {
-    contact_->HeartbeatAnswered(sent, resp.membership_epoch(), resp.sweep_id());
+  if (answer.ok()) {
+    contact_->HeartbeatAnswered(sent, answer->membership_epoch(),
+                                answer->sweep_id());
   }
   return true;
 }
@@ -122,7 +126,8 @@ void Registration::Run() {
     auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return stopping_ || nudged_;
     };
-    mu_.AwaitWithTimeout(absl::Condition(&wake), wait);
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&wake),
+                              clock_->Now() + wait);
     nudged_ = false;
   }
 }

@@ -10,8 +10,10 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/agent/coordinator_client.h"
 #include "daemon/agent/coordinator_contact.h"
-#include "fabricpulse/v1/coordinator.grpc.pb.h"
+#include "daemon/core/clock.h"
+#include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::agent {
 
@@ -19,8 +21,15 @@ namespace fabricpulse::agent {
 class Registration {
  public:
   // `describe` gives the agent's current description (with workers).
-  // Every answered exchange is reported to `contact` (outlives this).
-  Registration(std::string coordinator, std::function<v1::AgentInfo()> describe,
+  // Every answered exchange is reported to `contact`; `contact` and `clock`
+  // outlive this object.
+  Registration(std::unique_ptr<CoordinatorClient> coordinator,
+               std::function<v1::AgentInfo()> describe,
+               CoordinatorContact* contact,
+               core::Clock* clock = core::RealClock::Get());
+  // The same over gRPC to `coordinator` (HOST:PORT).
+  Registration(const std::string& coordinator,
+               std::function<v1::AgentInfo()> describe,
                CoordinatorContact* contact);
   ~Registration();  // Stop()
 
@@ -42,7 +51,8 @@ class Registration {
 
   const std::function<v1::AgentInfo()> describe_;
   CoordinatorContact* const contact_;
-  std::unique_ptr<v1::CoordinatorService::Stub> stub_;
+  const std::unique_ptr<CoordinatorClient> coordinator_;
+  core::Clock* const clock_;
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool nudged_ ABSL_GUARDED_BY(mu_) = false;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "daemon/agent/grpc_worker_client.h"
 #include "daemon/common/process.h"
 #include "daemon/core/log.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
@@ -222,16 +223,18 @@ std::vector<v1::WorkerInfo> WorkerSupervisor::Snapshot() const {
   return out;
 }
 
-std::shared_ptr<grpc::Channel> WorkerSupervisor::ReadyChannel(
-    int local_index, std::string* incarnation) const {
-  absl::MutexLock lock(&mu_);
-  if (local_index < 0 || local_index >= static_cast<int>(slots_.size())) {
-    return nullptr;
+std::shared_ptr<WorkerClient> WorkerSupervisor::Ready(int local_index) const {
+  std::shared_ptr<grpc::Channel> channel;
+  {
+    absl::MutexLock lock(&mu_);
+    if (local_index < 0 || local_index >= static_cast<int>(slots_.size())) {
+      return nullptr;
+    }
+    const Slot& slot = slots_[local_index];
+    if (!slot.ready) return nullptr;
+    channel = slot.channel;
   }
-  const Slot& slot = slots_[local_index];
-  if (!slot.ready) return nullptr;
-  *incarnation = slot.incarnation;
-  return slot.channel;
+  return NewGrpcWorkerClient(std::move(channel));
 }
 
 bool WorkerSupervisor::WaitAllReady(absl::Duration timeout) const {

@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/agent/worker_client.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "grpcpp/grpcpp.h"
 
@@ -37,7 +38,7 @@ struct SupervisorOptions {
 };
 
 // Thread-safe.
-class WorkerSupervisor {
+class WorkerSupervisor final : public LocalWorkers {
  public:
   explicit WorkerSupervisor(SupervisorOptions options);
   ~WorkerSupervisor();  // Stop()
@@ -47,17 +48,15 @@ class WorkerSupervisor {
   // joins the monitor threads. Idempotent.
   void Stop();
 
-  int size() const { return static_cast<int>(options_.gpus.size()); }
-  std::vector<v1::WorkerInfo> Snapshot() const;
-  // Channel to a ready worker and its incarnation; nullptr when the worker
-  // is not ready (starting or restarting).
-  std::shared_ptr<grpc::Channel> ReadyChannel(int local_index,
-                                              std::string* incarnation) const;
+  int size() const override { return static_cast<int>(options_.gpus.size()); }
+  std::vector<v1::WorkerInfo> Snapshot() const override;
+  // A client on the worker's socket; nullptr when the worker is not ready
+  // (starting or restarting).
+  std::shared_ptr<WorkerClient> Ready(int local_index) const override;
   // Kills a stuck worker (SIGCONT and SIGTERM, SIGKILL after a second) so
   // that it is respawned; `reason` is kept for KillReason(). Bounded.
-  void Kill(int local_index, const std::string& reason);
-  // Why the worker was last killed by Kill() (empty when never).
-  std::string KillReason(int local_index) const;
+  void Kill(int local_index, const std::string& reason) override;
+  std::string KillReason(int local_index) const override;
 
   // Waits until every worker is ready; false on timeout.
   bool WaitAllReady(absl::Duration timeout) const;

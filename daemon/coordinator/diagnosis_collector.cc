@@ -1,17 +1,11 @@
 #include "daemon/coordinator/diagnosis_collector.h"
 
-#include <thread>
-
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
+#include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/coordinator/sweep_runner.h"
-#include "fabricpulse/v1/agent.grpc.pb.h"
 
 namespace fabricpulse::coordinator {
 namespace {
-
-// The agent asks its workers with a one-second bound; allow for that.
-constexpr absl::Duration kAgentRecordsTimeout = absl::Seconds(3);
 
 absl::Time FromUnix(double seconds) {
   return seconds <= 0 ? absl::InfinitePast()
@@ -43,22 +37,11 @@ core::FlightRecord FromProto(const v1::FlightRecord& r) {
 
 core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
                                    const std::vector<v1::AgentInfo>& agents,
-                                   common::ChannelPool& channels) {
+                                   AgentClients& clients, core::Clock* clock,
+                                   const core::TimeoutBudget& timeouts) {
   const auto assignments = SweepRunner::AssignRanks(agents);
-  std::vector<v1::AgentFlightRecordsResponse> answers(agents.size());
-  std::vector<grpc::Status> statuses(agents.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < agents.size(); ++i) {
-    threads.emplace_back([&, i] {
-      auto stub = v1::AgentService::NewStub(channels.Get(agents[i].address()));
-      grpc::ClientContext ctx;
-      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAgentRecordsTimeout));
-      v1::AgentFlightRecordsRequest req;
-      req.set_sweep_id(sweep_id);
-      statuses[i] = stub->GetFlightRecords(&ctx, req, &answers[i]);
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  const auto answers =
+      FlightRecordsAll(clients, agents, sweep_id, timeouts.AgentRpc(), clock);
 
   std::vector<core::RankReport> reports;
   for (size_t i = 0; i < agents.size(); ++i) {
@@ -70,15 +53,15 @@ core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
       for (const v1::WorkerInfo& w : agent.workers()) {
         if (w.local_index() == a.local_index()) report.gpu = w.gpu();
       }
-      if (!statuses[i].ok()) {
+      if (!answers[i].ok()) {
         report.reachable = false;
         report.unreachable_reason =
             absl::StrCat("agent ", agent.node_name(), " at ", agent.address(),
-                         " did not answer: ", statuses[i].error_message());
+                         " did not answer: ", answers[i].status().message());
       } else {
         report.reachable = false;
         report.unreachable_reason = "not reported by its agent";
-        for (const v1::RankFlightRecords& r : answers[i].ranks()) {
+        for (const v1::RankFlightRecords& r : answers[i]->ranks()) {
           if (r.local_index() != a.local_index()) continue;
           report.reachable = r.reachable();
           report.unreachable_reason = r.unreachable_reason();
@@ -90,7 +73,7 @@ core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
       reports.push_back(std::move(report));
     }
   }
-  return core::Diagnose(reports, absl::Now());
+  return core::Diagnose(reports, clock->Now());
 }
 
 }  // namespace fabricpulse::coordinator

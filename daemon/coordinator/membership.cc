@@ -28,7 +28,7 @@ absl::StatusOr<Membership::Registered> Membership::Register(
   record.agent_id = absl::StrCat(info.node_name(), "-", ++next_id_, "-",
                                  absl::Hex(rd(), absl::kZeroPad8));
   record.info = info;
-  record.last_heartbeat = absl::Now();
+  record.last_heartbeat = clock_->Now();
   ++epoch_;
   FP_LOG_INFO(absl::StrCat("agent ", info.node_name(), " at ", info.address(),
                            " joined (epoch ", epoch_, ")"));
@@ -40,7 +40,7 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
   absl::MutexLock lock(&mu_);
   for (auto& [node, record] : by_node_) {
     if (record.agent_id != agent_id) continue;
-    record.last_heartbeat = absl::Now();
+    record.last_heartbeat = clock_->Now();
     record.info.clear_workers();
     for (const v1::WorkerInfo& w : workers) *record.info.add_workers() = w;
     if (record.lost) {
@@ -56,7 +56,7 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
 }
 
 void Membership::UpdateLeases() {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_->Now();
   for (auto& [node, record] : by_node_) {
     if (!record.lost && now - record.last_heartbeat > lease_) {
       record.lost = true;
@@ -72,7 +72,7 @@ std::vector<v1::AgentInfo> Membership::List() {
   absl::MutexLock lock(&mu_);
   UpdateLeases();
   std::vector<v1::AgentInfo> out;
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_->Now();
   for (const auto& [node, record] : by_node_) {
     v1::AgentInfo info = record.info;
     info.set_agent_id(record.agent_id);
@@ -118,7 +118,7 @@ absl::StatusOr<std::vector<v1::AgentInfo>> Membership::Select(
     if (it->second.lost) {
       return absl::UnavailableError(absl::StrCat(
           "node ", node, " is lost: no heartbeat for ",
-          absl::FormatDuration(absl::Now() - it->second.last_heartbeat)));
+          absl::FormatDuration(clock_->Now() - it->second.last_heartbeat)));
     }
     picked[node] = it->second.info;
   }

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/core/clock.h"
 #include "fabricpulse/v1/types.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -17,8 +18,11 @@ namespace fabricpulse::coordinator {
 // Thread-safe.
 class Membership {
  public:
-  // An agent whose last heartbeat is older than `lease` is lost.
-  explicit Membership(absl::Duration lease) : lease_(lease) {}
+  // An agent whose last heartbeat is older than `lease` on `clock` is lost.
+  // `clock` outlives the membership.
+  explicit Membership(absl::Duration lease,
+                      core::Clock* clock = core::RealClock::Get())
+      : lease_(lease), clock_(clock) {}
 
   struct Registered {
     std::string agent_id;
@@ -61,6 +65,7 @@ class Membership {
   void UpdateLeases() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const absl::Duration lease_;
+  core::Clock* const clock_;
   absl::Mutex mu_;
   std::map<std::string, Record> by_node_ ABSL_GUARDED_BY(mu_);
   uint64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;

@@ -42,7 +42,7 @@ struct ScheduleState {
 // many became pending.
 int MarkDue(std::vector<ScheduleState>& states, absl::Time now);
 
-// What the scheduler drives: the coordinator (ServiceScheduleTarget) in
+// What the scheduler drives: the orchestrator (OrchestratorScheduleTarget) in
 // production, a fake in unit tests. Called from the scheduler's thread
 // without the scheduler's lock held.
 class ScheduleTarget {

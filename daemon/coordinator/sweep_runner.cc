@@ -1,32 +1,28 @@
 #include "daemon/coordinator/sweep_runner.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "daemon/common/grpc_status.h"
 #include "daemon/common/spec_convert.h"
+#include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/core/log.h"
 #include "daemon/core/step_merge.h"
 
 namespace fabricpulse::coordinator {
 namespace {
 
-// An agent's Abort returns within about a second (its workers' abort RPCs
-// are bounded by 1 s, in parallel).
-constexpr absl::Duration kAbortRpcTimeout = absl::Seconds(3);
-constexpr absl::Duration kPollInterval = absl::Milliseconds(100);
-// Slack over the workers' own per-op deadlines before the coordinator
-// gives up on a silent sweep.
-constexpr absl::Duration kSilenceSlack = absl::Seconds(15);
-// How long an aborted sweep's agents get to wind their workers down.
-constexpr absl::Duration kDrainTimeout = absl::Seconds(10);
+// How often a synchronous server's client cancellation is looked at.
+constexpr absl::Duration kClientCancelPoll = absl::Milliseconds(100);
 
 }  // namespace
 
-SweepRunner::SweepRunner(SweepPlan plan, common::ChannelPool* channels)
-    : plan_(std::move(plan)), channels_(channels) {}
+SweepRunner::SweepRunner(SweepPlan plan, AgentClients* clients,
+                         core::Clock* clock,
+                         const core::TimeoutBudget& timeouts)
+    : plan_(std::move(plan)),
+      clients_(clients),
+      clock_(clock),
+      timeouts_(timeouts) {}
 
 std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
     const std::vector<v1::AgentInfo>& agents) {
@@ -45,49 +41,50 @@ std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
   return out;
 }
 
-void SweepRunner::ReadAgent(int index, v1::AgentSweepRequest request) {
-  const v1::AgentInfo& agent = plan_.agents[index];
-  auto stub = v1::AgentService::NewStub(channels_->Get(agent.address()));
-  auto reader = stub->RunSweep(contexts_[index].get(), request);
-  AgentEvent item;
-  item.agent = index;
-  while (reader->Read(&item.event)) {
-    absl::MutexLock lock(&mu_);
-    queue_.push_back(item);
-  }
-  item.done = true;
-  item.status = reader->Finish();
-  absl::MutexLock lock(&mu_);
-  queue_.push_back(item);
-}
-
 void SweepRunner::Abort() {
-  abort_requested_ = true;
-  absl::MutexLock lock(&mu_);  // wakes Run()
+  absl::MutexLock lock(&inbox_->mu);  // wakes Run()
+  inbox_->abort_requested = true;
 }
 
 std::vector<bool> SweepRunner::AbortAgents() {
-  std::vector<std::thread> threads;
-  std::vector<bool> answered(plan_.agents.size(), false);
-  for (size_t i = 0; i < plan_.agents.size(); ++i) {
-    threads.emplace_back([this, i, &answered] {
-      const v1::AgentInfo& agent = plan_.agents[i];
-      auto stub = v1::AgentService::NewStub(channels_->Get(agent.address()));
-      grpc::ClientContext ctx;
-      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kAbortRpcTimeout));
-      v1::AgentAbortRequest req;
-      req.set_comm_id(plan_.comm_id);
-      v1::AgentAbortResponse resp;
-      grpc::Status status = stub->Abort(&ctx, req, &resp);
-      answered[i] = status.ok();
-      if (!status.ok()) {
-        FP_LOG_WARNING(absl::StrCat("abort on node ", agent.node_name(), ": ",
-                                    status.error_message()));
-      }
-    });
+  const std::vector<absl::Status> statuses = AbortAll(
+      *clients_, plan_.agents, plan_.comm_id, timeouts_.AgentRpc(), clock_);
+  std::vector<bool> answered(statuses.size(), false);
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    answered[i] = statuses[i].ok();
+    if (!statuses[i].ok()) {
+      FP_LOG_WARNING(absl::StrCat("abort on node ", plan_.agents[i].node_name(),
+                                  ": ", statuses[i].message()));
+    }
   }
-  for (std::thread& t : threads) t.join();
   return answered;
+}
+
+void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
+  // An agent's stream ends only once its workers have returned, so waiting
+  // for the streams means the members are really free when the caller
+  // releases them. An agent that did not answer the abort (dead, or cut
+  // off) cannot say when its workers are free: its stream is cut now, and
+  // its own sweep lease frees them. Streams still open after the bound are
+  // cut too.
+  for (size_t i = 0; i < answered.size(); ++i) {
+    if (!answered[i]) streams_[i]->Cancel();
+  }
+  const int nagents = static_cast<int>(plan_.agents.size());
+  const absl::Time deadline = clock_->Now() + timeouts_.Drain();
+  Inbox& inbox = *inbox_;
+  absl::MutexLock lock(&inbox.mu);
+  while (agents_done < nagents) {
+    auto has_events = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
+      return !inbox.queue.empty();
+    };
+    if (!clock_->AwaitWithDeadline(&inbox.mu, absl::Condition(&has_events),
+                                   deadline)) {
+      break;
+    }
+    for (const AgentEvent& item : inbox.queue) agents_done += item.done;
+    inbox.queue.clear();
+  }
 }
 
 absl::Status SweepRunner::Run(const SweepSink& sink,
@@ -105,10 +102,6 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
   }
   if (!sink(started)) return absl::CancelledError("client went away");
 
-  std::vector<std::thread> readers;
-  for (size_t i = 0; i < plan_.agents.size(); ++i) {
-    contexts_.push_back(std::make_unique<grpc::ClientContext>());
-  }
   for (size_t i = 0; i < plan_.agents.size(); ++i) {
     v1::AgentSweepRequest req;
     req.set_sweep_id(plan_.sweep_id);
@@ -119,8 +112,18 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
     req.set_coordinator(plan_.coordinator_address);
     req.set_membership_epoch(plan_.membership_epoch);
     req.set_lease_seconds(absl::ToDoubleSeconds(plan_.lease));
-    readers.emplace_back(
-        [this, i, req]() { ReadAgent(static_cast<int>(i), req); });
+    const int agent = static_cast<int>(i);
+    AgentSweepCallbacks callbacks;
+    callbacks.on_event = [inbox = inbox_, agent](const v1::RankEvent& e) {
+      absl::MutexLock lock(&inbox->mu);
+      inbox->queue.push_back({agent, false, absl::OkStatus(), e});
+    };
+    callbacks.on_done = [inbox = inbox_, agent](const absl::Status& status) {
+      absl::MutexLock lock(&inbox->mu);
+      inbox->queue.push_back({agent, true, status, {}});
+    };
+    streams_.push_back(clients_->For(plan_.agents[i].address())
+                           ->RunSweep(req, std::move(callbacks)));
   }
 
   const int nagents = static_cast<int>(plan_.agents.size());
@@ -131,28 +134,37 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
   double max_init = 0;
   absl::Status outcome;
   const absl::Duration silence_limit =
-      plan_.op_timeout * plan_.iterations_per_step + kSilenceSlack;
-  absl::Time last_progress = absl::Now();
+      timeouts_.Silence(plan_.op_timeout, plan_.iterations_per_step);
+  absl::Time last_progress = clock_->Now();
 
   while (outcome.ok() && agents_done < nagents) {
     std::vector<AgentEvent> batch;
+    bool aborted = false;
     {
-      absl::MutexLock lock(&mu_);
-      auto ready_to_act = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !queue_.empty() || abort_requested_.load();
+      Inbox& inbox = *inbox_;
+      absl::MutexLock lock(&inbox.mu);
+      auto ready_to_act = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
+        return !inbox.queue.empty() || inbox.abort_requested;
       };
-      mu_.AwaitWithTimeout(absl::Condition(&ready_to_act), kPollInterval);
-      batch.swap(queue_);
+      absl::Time wake = last_progress + silence_limit;
+      if (client_cancelled) {
+        wake = std::min(wake, clock_->Now() + kClientCancelPoll);
+      }
+      clock_->AwaitWithDeadline(&inbox.mu, absl::Condition(&ready_to_act),
+                                wake);
+      batch.swap(inbox.queue);
+      aborted = inbox.abort_requested;
     }
-    if (!batch.empty()) last_progress = absl::Now();
+    const absl::Time now = clock_->Now();
+    if (!batch.empty()) last_progress = now;
     for (const AgentEvent& item : batch) {
       const std::string& node = plan_.agents[item.agent].node_name();
       if (item.done) {
         agents_done++;
         if (!item.status.ok() && outcome.ok()) {
-          absl::Status s = common::FromGrpcStatus(item.status);
           outcome = absl::Status(
-              s.code(), absl::StrCat("node ", node, ": ", s.message()));
+              item.status.code(),
+              absl::StrCat("node ", node, ": ", item.status.message()));
         }
       } else if (item.event.has_comm_ready()) {
         ready++;
@@ -182,11 +194,11 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
       next_emit++;
     }
     if (!outcome.ok()) break;
-    if (abort_requested_) {
+    if (aborted) {
       outcome = absl::AbortedError("sweep aborted by request");
     } else if (client_cancelled && client_cancelled()) {
       outcome = absl::CancelledError("client cancelled the sweep");
-    } else if (absl::Now() - last_progress > silence_limit) {
+    } else if (now - last_progress >= silence_limit) {
       outcome = absl::DeadlineExceededError(absl::StrCat(
           "no rank reported for ", absl::FormatDuration(silence_limit),
           " (per-op timeout ", absl::FormatDuration(plan_.op_timeout), ")"));
@@ -202,29 +214,9 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
         outcome.code() != absl::StatusCode::kCancelled) {
       on_failure_(outcome);
     }
-    const std::vector<bool> answered = AbortAgents();
-    // An agent's stream ends only once its workers have returned, so
-    // waiting for the streams means the members are really free when the
-    // caller releases them. Streams still open after the bound are cut. An
-    // agent that did not answer the abort (dead, or cut off) cannot say
-    // when its workers are free: its stream is cut now, and its own sweep
-    // lease frees them.
-    for (size_t i = 0; i < answered.size(); ++i) {
-      if (!answered[i]) contexts_[i]->TryCancel();
-    }
-    const absl::Time drain_deadline = absl::Now() + kDrainTimeout;
-    absl::MutexLock lock(&mu_);
-    while (agents_done < nagents && absl::Now() < drain_deadline) {
-      auto has_events = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !queue_.empty();
-      };
-      mu_.AwaitWithDeadline(absl::Condition(&has_events), drain_deadline);
-      for (const AgentEvent& item : queue_) agents_done += item.done ? 1 : 0;
-      queue_.clear();
-    }
+    Drain(AbortAgents(), agents_done);
   }
-  for (auto& ctx : contexts_) ctx->TryCancel();
-  for (std::thread& t : readers) t.join();
+  for (auto& stream : streams_) stream->Cancel();
   return outcome;
 }
 

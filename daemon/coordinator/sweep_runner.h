@@ -10,9 +10,11 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "daemon/common/channel_pool.h"
+#include "daemon/coordinator/agent_client.h"
+#include "daemon/core/clock.h"
 #include "daemon/core/sweep_spec.h"
-#include "fabricpulse/v1/agent.grpc.pb.h"
+#include "daemon/core/timeout_budget.h"
+#include "fabricpulse/v1/agent.pb.h"
 #include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -46,14 +48,18 @@ using SweepSink = std::function<bool(const v1::SweepEvent&)>;
 // One use: Run() once; Abort() from any thread.
 class SweepRunner {
  public:
-  // `channels` outlives the runner.
-  SweepRunner(SweepPlan plan, common::ChannelPool* channels);
+  // `clients` and `clock` outlive the runner. Its waits and deadlines come
+  // from `timeouts`.
+  SweepRunner(SweepPlan plan, AgentClients* clients, core::Clock* clock,
+              const core::TimeoutBudget& timeouts = core::kTimeouts);
 
   // Streams started, comm_ready, each result in step order. Returns the
   // sweep's outcome (the caller sends `finished`). Errors: the first
   // rank's error (DEADLINE_EXCEEDED, UNAVAILABLE, ...), ABORTED when
   // aborted, CANCELLED when the sink went away; every member is then told
   // to abort the communicator.
+  // `client_cancelled`, when set, is polled every 100 ms (a synchronous
+  // server learns of a client's cancellation no other way).
   absl::Status Run(const SweepSink& sink,
                    const std::function<bool()>& client_cancelled);
   void Abort();
@@ -73,21 +79,30 @@ class SweepRunner {
   struct AgentEvent {
     int agent = 0;
     bool done = false;
-    grpc::Status status;
-    v1::AgentSweepEvent event;
+    absl::Status status;
+    v1::RankEvent event;
   };
-  void ReadAgent(int index, v1::AgentSweepRequest request);
+  // What the agents' streams report, shared with their callbacks (which may
+  // outlive Run when a stream ignores its cancellation for a while).
+  struct Inbox {
+    absl::Mutex mu;
+    std::vector<AgentEvent> queue ABSL_GUARDED_BY(mu);
+    bool abort_requested ABSL_GUARDED_BY(mu) = false;
+  };
   // Tells every member to abort (in parallel, bounded); whether each
   // answered.
   std::vector<bool> AbortAgents();
+  // After a failure: waits, bounded by the drain timeout, for the agents'
+  // streams to end (their workers are then free).
+  void Drain(const std::vector<bool>& answered, int& agents_done);
 
   const SweepPlan plan_;
-  common::ChannelPool* const channels_;
-  std::atomic<bool> abort_requested_{false};
+  AgentClients* const clients_;
+  core::Clock* const clock_;
+  const core::TimeoutBudget timeouts_;
   std::function<void(const absl::Status&)> on_failure_;
-  absl::Mutex mu_;
-  std::vector<AgentEvent> queue_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<grpc::ClientContext>> contexts_;
+  const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+  std::vector<std::unique_ptr<AgentSweepStream>> streams_;
 };
 
 }  // namespace fabricpulse::coordinator

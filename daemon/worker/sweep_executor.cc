@@ -47,7 +47,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
                                        "): ", outcome.status().message()));
     }
     core::IterationStats stats = core::ComputeStats(outcome->iteration_seconds);
-    v1::StepRankResult result;
+    v1::StepRankEvent result;
     result.set_step_index(step.index);
     v1::RankTiming* timing = result.mutable_timing();
     timing->set_rank(comm.rank());

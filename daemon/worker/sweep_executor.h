@@ -15,7 +15,7 @@ namespace fabricpulse::worker {
 
 // Called once per finished step; returns false when the receiver is gone
 // (the sweep then stops with CANCELLED).
-using StepSink = std::function<bool(const v1::StepRankResult&)>;
+using StepSink = std::function<bool(const v1::StepRankEvent&)>;
 
 // Where ExecuteSteps records each step (optional).
 struct StepRecording {

@@ -20,7 +20,7 @@ WorkerServiceImpl::WorkerServiceImpl(
 
 grpc::Status WorkerServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
-    grpc::ServerWriter<v1::WorkerSweepEvent>* writer) {
+    grpc::ServerWriter<v1::RankEvent>* writer) {
   {
     absl::MutexLock lock(&mu_);
     if (running_) {
@@ -78,7 +78,7 @@ WorkerServiceImpl::AcquireComm(const v1::WorkerSweepRequest& request,
 
 absl::Status WorkerServiceImpl::RunSweepLocked(
     grpc::ServerContext* context, const v1::WorkerSweepRequest& request,
-    grpc::ServerWriter<v1::WorkerSweepEvent>* writer) {
+    grpc::ServerWriter<v1::RankEvent>* writer) {
   core::PhaseTimer timer;
   if (request.nranks() < 1 || request.rank() < 0 ||
       request.rank() >= request.nranks()) {
@@ -113,7 +113,7 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
     running_comm_ = *comm;
   }
   if (cancelled_.load()) (*comm)->Abort();
-  v1::WorkerSweepEvent ready;
+  v1::RankEvent ready;
   ready.mutable_comm_ready()->set_reused(reused);
   ready.mutable_comm_ready()->set_init_seconds(init_seconds);
   ready.mutable_comm_ready()->set_rank(request.rank());
@@ -122,9 +122,9 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
 
   absl::Status status = ExecuteSteps(
       **comm, *steps, spec, cancelled_,
-      [&](const v1::StepRankResult& result) {
+      [&](const v1::StepRankEvent& result) {
         if (context->IsCancelled()) return false;
-        v1::WorkerSweepEvent event;
+        v1::RankEvent event;
         *event.mutable_step() = result;
         const absl::Time write_start = absl::Now();
         const bool written = writer->Write(event);

@@ -18,9 +18,9 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
   explicit WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be);
 
-  grpc::Status RunSweep(
-      grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
-      grpc::ServerWriter<v1::WorkerSweepEvent>* writer) override;
+  grpc::Status RunSweep(grpc::ServerContext* context,
+                        const v1::WorkerSweepRequest* request,
+                        grpc::ServerWriter<v1::RankEvent>* writer) override;
   grpc::Status Abort(grpc::ServerContext* context,
                      const v1::WorkerAbortRequest* request,
                      v1::WorkerAbortResponse* response) override;
@@ -38,7 +38,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
       bool* reused, double* init_seconds);
   absl::Status RunSweepLocked(grpc::ServerContext* context,
                               const v1::WorkerSweepRequest& request,
-                              grpc::ServerWriter<v1::WorkerSweepEvent>* writer);
+                              grpc::ServerWriter<v1::RankEvent>* writer);
 
   std::unique_ptr<backend::CollectiveBackend> backend_;
   CommunicatorCache cache_{4};

@@ -131,7 +131,7 @@ TEST_F(LeaseTest, RequestFromAnOlderMembershipEpochIsRefused) {
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   auto reader = agents_[0]->RunSweep(&ctx, stale);
-  v1::AgentSweepEvent event;
+  v1::RankEvent event;
   EXPECT_FALSE(reader->Read(&event));
   grpc::Status status = reader->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);

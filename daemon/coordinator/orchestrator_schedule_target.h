@@ -1,23 +1,23 @@
 // The scheduler's production target: busy GPUs from the coordinator's
 // membership (the agents' last heartbeats), sweeps through
-// CoordinatorServiceImpl::ExecuteSweep (the CLI's path), deferrals counted
+// SweepOrchestrator::Execute (the CLI's path), deferrals counted
 // in fabricpulse_schedule_deferred_total.
 #pragma once
 
 #include <vector>
 
 #include "daemon/coordinator/coordinator_metrics.h"
-#include "daemon/coordinator/coordinator_service.h"
 #include "daemon/coordinator/scheduler.h"
+#include "daemon/coordinator/sweep_orchestrator.h"
 
 namespace fabricpulse::coordinator {
 
-// Thread-safe (as the service and metrics are).
-class ServiceScheduleTarget final : public ScheduleTarget {
+// Thread-safe (as the orchestrator and metrics are).
+class OrchestratorScheduleTarget final : public ScheduleTarget {
  public:
-  // `service` and `metrics` must outlive this object.
-  ServiceScheduleTarget(CoordinatorServiceImpl* service,
-                        CoordinatorMetrics* metrics);
+  // `orchestrator` and `metrics` must outlive this object.
+  OrchestratorScheduleTarget(SweepOrchestrator* orchestrator,
+                             CoordinatorMetrics* metrics);
 
   absl::StatusOr<std::vector<BusyGpu>> BusyGpus(
       const core::ScheduleConfig& schedule) override;
@@ -27,7 +27,7 @@ class ServiceScheduleTarget final : public ScheduleTarget {
                 absl::string_view reason) override;
 
  private:
-  CoordinatorServiceImpl* const service_;
+  SweepOrchestrator* const orchestrator_;
   CoordinatorMetrics* const metrics_;
 };
 

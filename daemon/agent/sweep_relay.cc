@@ -1,0 +1,158 @@
+#include "daemon/agent/sweep_relay.h"
+
+#include "absl/strings/str_cat.h"
+#include "daemon/agent/worker_fan_out.h"
+#include "daemon/core/log.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+// How often the coordinator's cancellation and the lease are looked at.
+constexpr absl::Duration kPoll = absl::Milliseconds(100);
+
+}  // namespace
+
+SweepRelay::SweepRelay(const v1::AgentSweepRequest& request,
+                       std::string node_name, LocalWorkers* workers,
+                       CoordinatorContact* contact, core::Clock* clock,
+                       const core::TimeoutBudget& timeouts)
+    : request_(request),
+      node_name_(std::move(node_name)),
+      workers_(workers),
+      contact_(contact),
+      clock_(clock),
+      timeouts_(timeouts) {}
+
+void SweepRelay::StartStreams() {
+  {
+    absl::MutexLock lock(&inbox_->mu);
+    inbox_->running = static_cast<int>(targets_.size());
+    inbox_->done.assign(targets_.size(), false);
+  }
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    const Target& target = targets_[i];
+    v1::WorkerSweepRequest wreq;
+    wreq.set_sweep_id(request_.sweep_id());
+    wreq.set_comm_id(request_.comm_id());
+    wreq.set_rank(target.rank);
+    wreq.set_nranks(request_.nranks());
+    *wreq.mutable_spec() = request_.spec();
+    wreq.set_coordinator(request_.coordinator());
+    WorkerSweepCallbacks callbacks;
+    callbacks.on_event = [inbox = inbox_](const v1::RankEvent& event) {
+      absl::MutexLock lock(&inbox->mu);
+      inbox->events.push_back(event);
+    };
+    callbacks.on_done = [inbox = inbox_, i, rank = target.rank,
+                         node = node_name_](const absl::Status& status) {
+      absl::MutexLock lock(&inbox->mu);
+      inbox->running--;
+      inbox->done[i] = true;
+      if (status.ok() || !inbox->first_error.ok()) return;
+      inbox->first_error =
+          status.code() == absl::StatusCode::kUnavailable
+              ? absl::UnavailableError(absl::StrCat(
+                    "rank ", rank, " on node ", node,
+                    ": worker unreachable or died: ", status.message()))
+              : status;
+    };
+    streams_.push_back(target.client->RunSweep(wreq, std::move(callbacks)));
+  }
+}
+
+void SweepRelay::KillStuck() {
+  std::vector<size_t> stuck;
+  {
+    absl::MutexLock lock(&inbox_->mu);
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (!inbox_->done[i]) stuck.push_back(i);
+    }
+  }
+  for (size_t i : stuck) {
+    streams_[i]->Cancel();
+    workers_->Kill(
+        targets_[i].local_index,
+        absl::StrCat("rank ", targets_[i].rank, " did not return within ",
+                     absl::FormatDuration(timeouts_.kill_grace),
+                     " of the abort (stopped or stuck): killed and "
+                     "respawned"));
+  }
+}
+
+absl::Status SweepRelay::Run(
+    const std::function<bool(const v1::RankEvent&)>& sink,
+    const std::function<bool()>& stop) {
+  const absl::Time arrived = clock_->Now();
+  const absl::Duration lease = request_.lease_seconds() > 0
+                                   ? absl::Seconds(request_.lease_seconds())
+                                   : timeouts_.lease;
+  for (const v1::RankAssignment& a : request_.ranks()) {
+    auto client = workers_->Ready(a.local_index());
+    if (client == nullptr) {
+      return absl::UnavailableError(absl::StrCat(
+          "node ", node_name_, " worker ", a.local_index(), " (rank ", a.rank(),
+          ") is not ready (starting or restarting)"));
+    }
+    targets_.push_back({a.rank(), a.local_index(), std::move(client)});
+  }
+  StartStreams();
+
+  // A worker that has not returned within the kill grace of the abort is
+  // stopped or stuck inside the library: it is killed and respawned, so the
+  // agent never hangs and the GPU is freed.
+  absl::Status failure;  // a local reason to end the sweep early
+  bool stopped = false, aborted = false, killed = false;
+  absl::Time aborted_at = absl::InfiniteFuture();
+  while (true) {
+    std::vector<v1::RankEvent> batch;
+    bool all_done;
+    absl::Status rank_error;
+    {
+      Inbox& inbox = *inbox_;
+      absl::MutexLock lock(&inbox.mu);
+      auto ready = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
+        return !inbox.events.empty() || inbox.running == 0;
+      };
+      clock_->AwaitWithDeadline(&inbox.mu, absl::Condition(&ready),
+                                clock_->Now() + kPoll);
+      batch.swap(inbox.events);
+      all_done = inbox.running == 0;
+      rank_error = inbox.first_error;
+    }
+    for (const v1::RankEvent& event : batch) {
+      if (!rank_error.ok() || !failure.ok() || stopped) break;
+      if (!sink(event)) stopped = true;  // the coordinator went away
+    }
+    if (all_done) break;
+    const absl::Time now = clock_->Now();
+    if (!aborted && rank_error.ok() && failure.ok()) {
+      absl::Status held =
+          contact_->CheckLease(request_.sweep_id(), arrived, lease, now);
+      if (!held.ok()) {
+        FP_LOG_WARNING(absl::StrCat("sweep ", request_.sweep_id(), " on node ",
+                                    node_name_, ": ", held.message(),
+                                    "; aborting its workers"));
+        failure = absl::UnavailableError(held.message());
+      }
+    }
+    if (!stopped && stop()) stopped = true;
+    if (!aborted && (!rank_error.ok() || !failure.ok() || stopped)) {
+      aborted = true;
+      aborted_at = now;
+      AbortLocalWorkers(*workers_, request_.comm_id(), timeouts_.worker_rpc,
+                        clock_);
+    }
+    if (aborted && !killed &&
+        clock_->Now() - aborted_at > timeouts_.kill_grace) {
+      killed = true;
+      KillStuck();
+    }
+  }
+  if (!failure.ok()) return failure;
+  absl::MutexLock lock(&inbox_->mu);
+  if (!inbox_->first_error.ok()) return inbox_->first_error;
+  if (stopped) return absl::CancelledError("sweep cancelled");
+  return absl::OkStatus();
+}
+
+}  // namespace fabricpulse::agent

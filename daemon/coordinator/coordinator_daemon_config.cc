@@ -1,0 +1,22 @@
+#include "daemon/coordinator/coordinator_daemon_config.h"
+
+#include "absl/strings/str_cat.h"
+#include "daemon/common/address.h"
+
+namespace fabricpulse::coordinator {
+
+absl::Status CoordinatorDaemonConfig::Validate() const {
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string&>{"--listen", listen},
+        {"--metrics-listen", metrics_listen}}) {
+    auto parsed = common::ParseHostPort(value, flag);
+    if (!parsed.ok()) return parsed.status();
+  }
+  if (state_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "--state-dir: required; a directory for the coordinator's history");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fabricpulse::coordinator

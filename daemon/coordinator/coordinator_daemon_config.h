@@ -1,0 +1,21 @@
+// fabricpulse-coordinator's configuration, as parsed from flags/environment.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace fabricpulse::coordinator {
+
+struct CoordinatorDaemonConfig {
+  std::string listen = "0.0.0.0:0";          // gRPC HOST:PORT
+  std::string metrics_listen = "0.0.0.0:0";  // /metrics HOST:PORT
+  std::string state_dir;                     // history.db lives here
+  std::string config;     // plans and schedules (YAML); "" = none
+  std::string port_file;  // "" = none
+
+  // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
+  absl::Status Validate() const;
+};
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,143 @@
+#include "daemon/coordinator/coordinator_server.h"
+
+#include <filesystem>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/common/address.h"
+#include "daemon/common/port_file.h"
+#include "daemon/core/coordinator_config.h"
+#include "daemon/core/log.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+// Each plan's last success survives a restart (newest first).
+void RestoreLastSuccess(HistoryStore& history, CoordinatorMetrics& metrics) {
+  auto recent = history.ListSweeps(1000);
+  if (!recent.ok()) return;
+  std::set<std::string> seen;
+  for (const SweepRecord& r : *recent) {
+    if (r.status == kSweepSucceeded && seen.insert(r.plan).second) {
+      metrics.RestoreLastSuccess(r.plan, r.finished);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
+    const CoordinatorDaemonConfig& config) {
+  absl::Status valid = config.Validate();
+  if (!valid.ok()) return valid;
+  auto listen = common::ParseHostPort(config.listen, "--listen");
+  if (!listen.ok()) return listen.status();
+  std::error_code ec;
+  std::filesystem::create_directories(config.state_dir, ec);
+  if (ec || !std::filesystem::is_directory(config.state_dir)) {
+    return absl::InternalError(absl::StrCat(
+        "--state-dir: cannot create '", config.state_dir, "': ", ec.message()));
+  }
+  core::CoordinatorConfig plans;
+  if (!config.config.empty()) {
+    // A bad config stops the coordinator here, naming the line and field.
+    auto loaded = core::LoadCoordinatorConfigFile(config.config);
+    if (!loaded.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--config ", config.config, ": ", loaded.status().message()));
+    }
+    plans = std::move(*loaded);
+  }
+  std::unique_ptr<CoordinatorServer> s(new CoordinatorServer);
+  auto history = HistoryStore::Open(config.state_dir + "/history.db");
+  if (!history.ok()) {
+    return absl::InternalError(
+        absl::StrCat("--state-dir: ", history.status().message()));
+  }
+  s->history_ = std::move(*history);
+  // Sweeps that were running when the last coordinator stopped will never
+  // finish: they are marked interrupted, never lost.
+  auto interrupted = s->history_->MarkInterrupted(absl::Now());
+  if (interrupted.ok() && *interrupted > 0) {
+    FP_LOG_WARNING(absl::StrCat(*interrupted,
+                                " sweep(s) from before the restart marked "
+                                "interrupted"));
+  }
+  auto metrics =
+      common::MetricsServer::Start(config.metrics_listen, "coordinator");
+  if (!metrics.ok()) return metrics.status();
+  s->metrics_ = std::move(*metrics);
+  s->coordinator_metrics_ =
+      std::make_unique<CoordinatorMetrics>(s->metrics_->registry());
+  RestoreLastSuccess(*s->history_, *s->coordinator_metrics_);
+  for (const core::ScheduleConfig& schedule : plans.schedules) {
+    s->coordinator_metrics_->AddSchedule(schedule.name);
+  }
+  const std::vector<core::ScheduleConfig> schedules = plans.schedules;
+  s->orchestrator_ = std::make_unique<SweepOrchestrator>(
+      std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
+      &s->agent_clients_, core::RealClock::Get());
+  s->service_ = std::make_unique<CoordinatorServiceImpl>(
+      s->orchestrator_.get(), &s->store_, s->history_.get());
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(s->service_.get());
+  s->server_ = builder.BuildAndStart();
+  if (!s->server_ || port == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("--listen: cannot listen on ", config.listen));
+  }
+  s->grpc_address_ = common::JoinHostPort(listen->host, port);
+  // With :0 the port is known only once bound; no agent can have called
+  // before this, since nobody knew the port.
+  s->orchestrator_->SetAdvertisedAddress(
+      common::JoinHostPort(common::AdvertisedHost(listen->host), port));
+  if (!config.port_file.empty()) {
+    absl::Status written = common::WritePortFile(
+        config.port_file, {s->grpc_address_, s->metrics_->address()});
+    if (!written.ok()) return written;
+  }
+  FP_LOG_INFO(absl::StrCat("listening on ", s->grpc_address_, ", metrics on ",
+                           s->metrics_->address()));
+  // Cron schedules run their plans through the same path as the CLI, held
+  // back while a member's GPU is busy (unless allowed).
+  s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
+      s->orchestrator_.get(), s->coordinator_metrics_.get());
+  s->scheduler_ =
+      std::make_unique<Scheduler>(schedules, s->schedule_target_.get());
+  s->scheduler_->Start();
+  // Housekeeping: lost agents are noticed lazily by membership; refresh the
+  // agents gauge every second so a lost agent shows without a client.
+  SweepOrchestrator* orchestrator = s->orchestrator_.get();
+  absl::Notification* stop = &s->stop_housekeeping_;
+  s->housekeeping_ = std::thread([orchestrator, stop] {
+    while (!stop->WaitForNotificationWithTimeout(absl::Seconds(1))) {
+      orchestrator->UpdateAgentMetrics();
+    }
+  });
+  return s;
+}
+
+void CoordinatorServer::Shutdown(absl::Duration deadline) {
+  {
+    absl::MutexLock lock(&shutdown_mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  if (housekeeping_.joinable()) {
+    stop_housekeeping_.Notify();
+    housekeeping_.join();
+  }
+  if (scheduler_) scheduler_->RequestStop();
+  if (orchestrator_) orchestrator_->AbortAll();
+  if (scheduler_) scheduler_->Stop();
+  if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
+  FP_LOG_DEBUG("server stopped");
+}
+
+CoordinatorServer::~CoordinatorServer() { Shutdown(absl::Seconds(5)); }
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,68 @@
+// The coordinator as one object: history, metrics endpoint, orchestrator,
+// gRPC server, scheduler and housekeeping, started together and shut down in
+// order. coordinator_main.cc only parses flags and waits for a signal.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "daemon/common/metrics_server.h"
+#include "daemon/coordinator/coordinator_daemon_config.h"
+#include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/coordinator_service.h"
+#include "daemon/coordinator/grpc_agent_client.h"
+#include "daemon/coordinator/orchestrator_schedule_target.h"
+#include "daemon/coordinator/rendezvous_store.h"
+#include "daemon/coordinator/scheduler.h"
+#include "daemon/coordinator/store/history_store.h"
+#include "daemon/coordinator/sweep_orchestrator.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::coordinator {
+
+// Thread-safe.
+class CoordinatorServer {
+ public:
+  // Validates `config`, opens the history (sweeps left running by the last
+  // coordinator are marked interrupted), loads plans and schedules, starts
+  // /metrics, the gRPC server, the scheduler and housekeeping, and writes
+  // the port file. Errors: INVALID_ARGUMENT a bad flag or config file
+  // (naming it); UNAVAILABLE an address cannot be bound; INTERNAL the state
+  // directory or history cannot be used.
+  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
+      const CoordinatorDaemonConfig& config);
+  ~CoordinatorServer();  // Shutdown(5 s)
+
+  // Stops firing schedules, aborts running sweeps, waits for the scheduler,
+  // then shuts the gRPC server down, cancelling calls still open at
+  // `deadline`. Idempotent.
+  void Shutdown(absl::Duration deadline);
+
+  const std::string& grpc_address() const { return grpc_address_; }
+  const std::string& metrics_address() const { return metrics_->address(); }
+
+ private:
+  CoordinatorServer() = default;
+
+  absl::Mutex shutdown_mu_;
+  bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
+  std::unique_ptr<HistoryStore> history_;
+  std::unique_ptr<common::MetricsServer> metrics_;
+  std::unique_ptr<CoordinatorMetrics> coordinator_metrics_;
+  GrpcAgentClients agent_clients_;
+  RendezvousStore store_;
+  std::unique_ptr<SweepOrchestrator> orchestrator_;
+  std::unique_ptr<CoordinatorServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::string grpc_address_;
+  absl::Notification stop_housekeeping_;
+  std::thread housekeeping_;
+};
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,98 @@
+// Runs sweeps for the RPC adapter and the scheduler alike: owns the
+// membership, the communicators' names and the running sweeps; plans each
+// sweep, reserves its members, runs it and sends each event one way, to the
+// recorder (history, metrics, regressions, straggler) and then to the
+// caller's sink. It also aborts and diagnoses sweeps.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "daemon/coordinator/agent_client.h"
+#include "daemon/coordinator/comm_naming.h"
+#include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/membership.h"
+#include "daemon/coordinator/store/history_store.h"
+#include "daemon/coordinator/sweep_planner.h"
+#include "daemon/coordinator/sweep_runner.h"
+#include "daemon/core/clock.h"
+#include "daemon/core/coordinator_config.h"
+#include "daemon/core/timeout_budget.h"
+#include "fabricpulse/v1/coordinator.pb.h"
+
+namespace fabricpulse::coordinator {
+
+// Thread-safe.
+class SweepOrchestrator {
+ public:
+  // Everything it points to outlives it.
+  SweepOrchestrator(core::CoordinatorConfig config, HistoryStore* history,
+                    CoordinatorMetrics* metrics, AgentClients* clients,
+                    core::Clock* clock,
+                    const core::TimeoutBudget& timeouts = core::kTimeouts);
+
+  Membership& membership() { return membership_; }
+  const core::TimeoutBudget& timeouts() const { return timeouts_; }
+
+  // Runs a sweep to its end: plans it, reserves the members, records it,
+  // streams its events to `sink` (the last is `finished`, once the sweep
+  // was planned and reserved). `trigger` is "cli" or "schedule:<name>".
+  // `cancelled`, when set, is polled (see SweepRunner::Run). Errors before
+  // the first event: INVALID_ARGUMENT, UNAVAILABLE, FAILED_PRECONDITION
+  // (see SweepPlanner::Plan), RESOURCE_EXHAUSTED a member is busy, INTERNAL
+  // the history refused the sweep; after it: the sweep's outcome
+  // (DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED, CANCELLED, a worker's error),
+  // with the culprit named first when the diagnosis finds one.
+  absl::Status Execute(const v1::SweepRequest& request,
+                       const std::string& trigger, const SweepSink& sink,
+                       const std::function<bool()>& cancelled = {});
+
+  // Aborts the running sweep `sweep_id` (every running sweep when empty);
+  // returns the ids aborted. Errors: NOT_FOUND no such running sweep.
+  absl::StatusOr<std::vector<std::string>> Abort(const std::string& sweep_id);
+  // Aborts every running sweep (shutdown). Idempotent.
+  void AbortAll();
+
+  // Diagnoses `sweep_id` (empty: the running sweep, else the newest failed
+  // one): a running sweep from its members' flight recorders now; a
+  // finished one from its stored diagnosis, else from its members' rings.
+  // Errors: NOT_FOUND no such sweep, or none to diagnose; UNAVAILABLE a
+  // finished sweep's member is lost.
+  absl::StatusOr<v1::DiagnoseResponse> Diagnose(const std::string& sweep_id);
+
+  // See SweepPlanner::PlanMembers.
+  absl::StatusOr<std::vector<v1::AgentInfo>> PlanMembers(
+      const std::string& plan);
+
+  // Address workers use to reach the rendezvous store.
+  void SetAdvertisedAddress(const std::string& address);
+  // Refreshes the agents-by-state gauge (membership marks lost agents
+  // lazily: call it periodically so that a lost agent shows without a
+  // client asking).
+  void UpdateAgentMetrics();
+  uint64_t sweeps_started();
+
+ private:
+  const core::CoordinatorConfig config_;
+  const core::TimeoutBudget timeouts_;
+  HistoryStore* const history_;
+  CoordinatorMetrics* const metrics_;
+  AgentClients* const clients_;
+  core::Clock* const clock_;
+  Membership membership_;
+  CommNaming naming_;
+  SweepPlanner planner_;
+  absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<SweepRunner>> running_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t sweeps_started_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string advertised_address_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,128 @@
+#include "daemon/coordinator/sweep_planner.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/common/spec_convert.h"
+#include "daemon/coordinator/agent_fan_out.h"
+#include "daemon/core/backend_support.h"
+
+namespace fabricpulse::coordinator {
+
+SweepPlanner::SweepPlanner(const core::CoordinatorConfig* config,
+                           Membership* membership, CommNaming* naming,
+                           AgentClients* clients, core::Clock* clock,
+                           const core::TimeoutBudget& timeouts)
+    : config_(config),
+      membership_(membership),
+      naming_(naming),
+      clients_(clients),
+      clock_(clock),
+      timeouts_(timeouts) {}
+
+std::string SweepPlanner::NewSweepId() {
+  thread_local std::random_device rd;
+  return absl::StrCat(
+      absl::FormatTime("%Y%m%d-%H%M%S", clock_->Now(), absl::UTCTimeZone()),
+      "-", absl::Hex(rd() & 0xffff, absl::kZeroPad4));
+}
+
+absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
+  const auto answers =
+      DescribeAll(*clients_, agents, timeouts_.AgentRpc(), clock_);
+  for (size_t i = 0; i < agents.size(); ++i) {
+    if (!answers[i].ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "node ", agents[i].node_name(), " (", agents[i].address(),
+          ") does not answer: ", answers[i].status().message()));
+    }
+    agents[i] = *answers[i];
+    for (const v1::WorkerInfo& w : agents[i].workers()) {
+      if (!w.ready()) {
+        return absl::UnavailableError(absl::StrCat(
+            "node ", agents[i].node_name(), " worker ", w.local_index(),
+            " is not ready (starting or restarting after ", w.restarts(),
+            " restart(s)); retry shortly"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SweepPlan> SweepPlanner::Plan(
+    const v1::SweepRequest& request, const std::string& coordinator_address) {
+  core::SweepSpec spec = common::SpecFromProto(request.spec());
+  std::vector<std::string> nodes(request.nodes().begin(),
+                                 request.nodes().end());
+  std::string plan_name = "adhoc";
+  if (!request.plan().empty()) {
+    auto it = config_->plans.find(request.plan());
+    if (it == config_->plans.end()) {
+      std::vector<std::string> names;
+      for (const auto& [name, plan] : config_->plans) names.push_back(name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan: unknown plan '", request.plan(), "'; defined: ",
+          names.empty() ? "none (start the coordinator with --config)"
+                        : absl::StrJoin(names, ", ")));
+    }
+    plan_name = it->first;
+    spec = it->second.spec;
+    if (nodes.empty()) nodes = it->second.nodes;
+  }
+  auto agents = membership_->Select(nodes);
+  if (!agents.ok()) return agents.status();
+  absl::Status fresh = Refresh(*agents);
+  if (!fresh.ok()) return fresh;
+  SweepPlan plan;
+  plan.backend = agents->front().backend();
+  for (const v1::AgentInfo& agent : *agents) {
+    plan.nranks += agent.workers_size();
+    if (agent.backend() != plan.backend) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "nodes: mixed backends (", agents->front().node_name(), " runs ",
+          plan.backend, ", ", agent.node_name(), " runs ", agent.backend(),
+          "); select nodes of one backend with --nodes"));
+    }
+  }
+  auto resolved = core::Validate(spec, plan.nranks);
+  if (!resolved.ok()) return resolved.status();
+  absl::Status supported =
+      core::CheckBackendSupport(plan.backend, *resolved, spec);
+  if (!supported.ok()) return supported;
+  auto steps = core::Expand(spec, plan.nranks);
+  if (!steps.ok()) return steps.status();
+  plan.steps = std::move(*steps);
+  plan.sweep_id = NewSweepId();
+  plan.plan_name = plan_name;
+  plan.backend_version = agents->front().backend_version();
+  std::vector<std::string> parts;
+  for (const v1::AgentInfo& a : *agents) {
+    parts.push_back(absl::StrCat(a.node_name(), "x", a.workers_size()));
+    for (int i = 0; i < a.workers_size(); ++i) {
+      plan.rank_nodes.push_back(a.node_name());
+    }
+  }
+  plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));
+  plan.membership_epoch = membership_->epoch();
+  plan.comm_id = naming_->CommId(*agents, plan.membership_epoch);
+  plan.spec = common::SpecToProto(spec);
+  plan.agents = std::move(*agents);
+  plan.coordinator_address = coordinator_address;
+  plan.lease = timeouts_.lease;
+  plan.op_timeout = spec.timeout;
+  plan.iterations_per_step = spec.warmup_iters + spec.iters + 2;
+  return plan;
+}
+
+absl::StatusOr<std::vector<v1::AgentInfo>> SweepPlanner::PlanMembers(
+    const std::string& plan) {
+  auto it = config_->plans.find(plan);
+  if (it == config_->plans.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan: unknown plan '", plan, "'"));
+  }
+  return membership_->Select(it->second.nodes);
+}
+
+}  // namespace fabricpulse::coordinator

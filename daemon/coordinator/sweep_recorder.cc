@@ -1,0 +1,141 @@
+#include "daemon/coordinator/sweep_recorder.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/coordinator/history_convert.h"
+#include "daemon/core/log.h"
+#include "daemon/core/straggler.h"
+
+namespace fabricpulse::coordinator {
+
+std::string OutcomeName(const absl::Status& status) {
+  if (status.ok()) return "succeeded";
+  if (status.code() == absl::StatusCode::kAborted) return "aborted";
+  return "failed";
+}
+
+SweepRecorder::SweepRecorder(const SweepPlan& plan, std::string trigger,
+                             const core::CoordinatorConfig* config,
+                             HistoryStore* history, CoordinatorMetrics* metrics,
+                             core::Clock* clock)
+    : plan_(plan),
+      trigger_(std::move(trigger)),
+      config_(config),
+      history_(history),
+      metrics_(metrics),
+      clock_(clock) {}
+
+absl::Status SweepRecorder::Begin() {
+  SweepRecord record;
+  record.id = plan_.sweep_id;
+  record.plan = plan_.plan_name;
+  record.trigger = trigger_;
+  record.spec_json = SpecToJson(plan_.spec);
+  for (const v1::AgentInfo& a : plan_.agents)
+    record.nodes.push_back(a.node_name());
+  record.nranks = plan_.nranks;
+  record.topology = plan_.topology;
+  record.backend = plan_.backend;
+  record.backend_version = plan_.backend_version;
+  record.started = clock_->Now();
+  record.status = kSweepRunning;
+  absl::Status begun = history_->BeginSweep(record);
+  if (!begun.ok()) {
+    return absl::InternalError(
+        absl::StrCat("history: cannot record the sweep: ", begun.message()));
+  }
+  return absl::OkStatus();
+}
+
+void SweepRecorder::RecordResult(v1::StepResult& result) {
+  const v1::StepKey& key = result.step();
+  auto baseline = history_->Baseline(plan_.plan_name, key.op(), key.dtype(),
+                                     key.bytes(), plan_.nranks, plan_.topology,
+                                     key.in_place(), config_->baseline_window);
+  if (baseline.ok() && *baseline > 0) {
+    result.set_baseline_busbw_bytes_per_second(*baseline);
+    result.set_regression(result.busbw_bytes_per_second() <
+                          *baseline * config_->regression_threshold);
+  }
+  metrics_->RecordStep(plan_.plan_name, result, plan_.nranks,
+                       result.baseline_busbw_bytes_per_second(),
+                       result.regression());
+  const int slowest = result.slowest_rank();
+  if (slowest >= 0 && slowest < static_cast<int>(plan_.rank_nodes.size())) {
+    metrics_->SlowestRank(plan_.rank_nodes[slowest], slowest);
+  }
+  absl::Status stored =
+      history_->AddStep(StepRecordFromResult(plan_.sweep_id, result));
+  if (!stored.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", stored.message()));
+  }
+  core::MergedStep m;
+  m.slowest_rank = result.slowest_rank();
+  m.min_rank_time_seconds = result.min_rank_time_seconds();
+  m.max_rank_time_seconds = result.max_rank_time_seconds();
+  merged_.push_back(m);
+}
+
+void SweepRecorder::OnEvent(v1::SweepEvent& event) {
+  if (event.has_result()) {
+    RecordResult(*event.mutable_result());
+  } else if (event.has_comm_ready()) {
+    history_
+        ->RecordComm(plan_.sweep_id, event.comm_ready().init_seconds(),
+                     event.comm_ready().reused())
+        .IgnoreError();
+    if (!event.comm_ready().reused()) {
+      metrics_->CommInit(plan_.nranks, event.comm_ready().init_seconds());
+    }
+  }
+}
+
+v1::SweepEvent SweepRecorder::Finish(
+    absl::Status& status, const std::optional<core::Diagnosis>& diagnosis,
+    absl::Duration duration) {
+  const std::string outcome = OutcomeName(status);
+  std::string diagnosis_json;
+  if (diagnosis) {
+    diagnosis_json = diagnosis->ToJson();
+    if (!diagnosis->culprits.empty()) {
+      const core::Verdict& culprit = diagnosis->culprits.front();
+      metrics_->HangCulprit(culprit.node, culprit.gpu, culprit.rank);
+      // The CLI's one line names the culprit first.
+      status = absl::Status(status.code(),
+                            absl::StrCat(diagnosis->Summary(),
+                                         "; first error: ", status.message()));
+    } else {
+      metrics_->ClearHangCulprit();
+    }
+  }
+  std::string straggler;  // recorded before the sweep is finished
+  if (auto found = core::FindStraggler(merged_)) {
+    straggler = found->Describe();
+    if (found->rank < static_cast<int>(plan_.rank_nodes.size())) {
+      absl::StrAppend(&straggler, " (node ", plan_.rank_nodes[found->rank],
+                      ")");
+    }
+    FP_LOG_INFO(
+        absl::StrCat("sweep ", plan_.sweep_id, " straggler: ", straggler));
+    history_->RecordStraggler(plan_.sweep_id, straggler).IgnoreError();
+  }
+  absl::Status finished_ok = history_->FinishSweep(
+      plan_.sweep_id, outcome, status.message(), diagnosis_json, clock_->Now());
+  if (!finished_ok.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
+  }
+  metrics_->SweepFinished(
+      plan_.plan_name,
+      absl::StartsWith(trigger_, "schedule") ? "schedule" : "cli", outcome,
+      absl::ToDoubleSeconds(duration), clock_->Now());
+  v1::SweepEvent finished;
+  finished.mutable_finished()->set_sweep_id(plan_.sweep_id);
+  finished.mutable_finished()->set_status(outcome);
+  finished.mutable_finished()->set_error(std::string(status.message()));
+  finished.mutable_finished()->set_duration_seconds(
+      absl::ToDoubleSeconds(duration));
+  finished.mutable_finished()->set_straggler(straggler);
+  return finished;
+}
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,60 @@
+// Subscribes to one sweep's events and keeps what outlasts it: the history
+// rows, the Prometheus series, each result's baseline and regression, the
+// straggler signal and the stored diagnosis.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/store/history_store.h"
+#include "daemon/coordinator/sweep_runner.h"
+#include "daemon/core/clock.h"
+#include "daemon/core/coordinator_config.h"
+#include "daemon/core/diagnosis.h"
+#include "daemon/core/step_merge.h"
+
+namespace fabricpulse::coordinator {
+
+// One per sweep, used from the sweep's thread only. Everything it points to
+// outlives it.
+class SweepRecorder {
+ public:
+  // `trigger` is "cli" or "schedule:<name>".
+  SweepRecorder(const SweepPlan& plan, std::string trigger,
+                const core::CoordinatorConfig* config, HistoryStore* history,
+                CoordinatorMetrics* metrics, core::Clock* clock);
+
+  // Records the sweep as running. Errors: INTERNAL the history refused it
+  // (the sweep must not run unrecorded).
+  absl::Status Begin();
+  // Sees every event before the client does: fills a result's baseline
+  // and regression from the history, stores and exports it; stores and
+  // exports the communicator's init time.
+  void OnEvent(v1::SweepEvent& event);
+  // Ends the record: the straggler, the outcome, the diagnosis (when the
+  // sweep was diagnosed) and the sweep's series. Returns the `finished`
+  // event; `status` has the culprit prepended when the diagnosis names one.
+  v1::SweepEvent Finish(absl::Status& status,
+                        const std::optional<core::Diagnosis>& diagnosis,
+                        absl::Duration duration);
+
+ private:
+  void RecordResult(v1::StepResult& result);
+
+  const SweepPlan& plan_;
+  const std::string trigger_;
+  const core::CoordinatorConfig* const config_;
+  HistoryStore* const history_;
+  CoordinatorMetrics* const metrics_;
+  core::Clock* const clock_;
+  std::vector<core::MergedStep> merged_;  // for the straggler signal
+};
+
+// "succeeded", "aborted" or "failed".
+std::string OutcomeName(const absl::Status& status);
+
+}  // namespace fabricpulse::coordinator

@@ -1,0 +1,83 @@
+// A CoordinatorClient for unit tests of the agent's registration: it hands
+// out agent ids, answers heartbeats (or NOT_FOUND once told to forget the
+// agent, or UNAVAILABLE while "down"), and counts every call.
+#pragma once
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "daemon/agent/coordinator_client.h"
+
+namespace fabricpulse::fakes {
+
+// Thread-safe.
+class FakeCoordinatorClient final : public agent::CoordinatorClient {
+ public:
+  void SetDown(bool down) {
+    absl::MutexLock lock(&mu_);
+    down_ = down;
+  }
+  // The next heartbeats answer NOT_FOUND (a restarted coordinator).
+  void Forget() {
+    absl::MutexLock lock(&mu_);
+    known_id_.clear();
+  }
+  void SetSweep(std::string sweep_id) {
+    absl::MutexLock lock(&mu_);
+    sweep_id_ = std::move(sweep_id);
+  }
+  int registers() {
+    absl::MutexLock lock(&mu_);
+    return registers_;
+  }
+  int heartbeats() {
+    absl::MutexLock lock(&mu_);
+    return heartbeats_;
+  }
+  // Waits (real time, bounded) until `n` heartbeats were answered.
+  bool WaitForHeartbeats(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return heartbeats_ >= n;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+
+  absl::StatusOr<v1::RegisterResponse> Register(
+      const v1::RegisterRequest& request, absl::Duration timeout) override {
+    absl::MutexLock lock(&mu_);
+    if (down_) return absl::UnavailableError("connection refused");
+    registers_++;
+    known_id_ = absl::StrCat("agent-", registers_);
+    v1::RegisterResponse response;
+    response.set_agent_id(known_id_);
+    response.set_membership_epoch(registers_);
+    response.set_heartbeat_interval_seconds(1);
+    return response;
+  }
+
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(
+      const v1::HeartbeatRequest& request, absl::Duration timeout) override {
+    absl::MutexLock lock(&mu_);
+    if (down_) return absl::UnavailableError("connection refused");
+    if (request.agent_id() != known_id_) {
+      return absl::NotFoundError("unknown agent id");
+    }
+    heartbeats_++;
+    v1::HeartbeatResponse response;
+    response.set_membership_epoch(registers_);
+    response.set_sweep_id(sweep_id_);
+    return response;
+  }
+
+ private:
+  absl::Mutex mu_;
+  bool down_ ABSL_GUARDED_BY(mu_) = false;
+  std::string known_id_ ABSL_GUARDED_BY(mu_);
+  std::string sweep_id_ ABSL_GUARDED_BY(mu_);
+  int registers_ ABSL_GUARDED_BY(mu_) = 0;
+  int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace fabricpulse::fakes

@@ -1,0 +1,93 @@
+// The agent's registration over a fake coordinator and fake time: register,
+// heartbeat at the coordinator's interval, register again when forgotten,
+// retry while the coordinator is down, and report to the sweep lease.
+#include "daemon/agent/registration.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_clock.h"
+#include "tests/fakes/fake_coordinator_client.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+class RegistrationTest : public ::testing::Test {
+ protected:
+  RegistrationTest() {
+    auto client = std::make_unique<fakes::FakeCoordinatorClient>();
+    coordinator_ = client.get();
+    registration_ = std::make_unique<Registration>(
+        std::move(client),
+        [] {
+          v1::AgentInfo info;
+          info.set_node_name("node-a");
+          return info;
+        },
+        &contact_, &clock_);
+  }
+  ~RegistrationTest() override { registration_->Stop(); }
+
+  // Advances fake time by `by` once the registration thread waits on it.
+  void Tick(absl::Duration by) {
+    ASSERT_TRUE(clock_.WaitForWaiter()) << "registration never waited";
+    clock_.Advance(by);
+  }
+
+  fakes::FakeClock clock_;
+  CoordinatorContact contact_;
+  fakes::FakeCoordinatorClient* coordinator_;
+  std::unique_ptr<Registration> registration_;
+};
+
+TEST_F(RegistrationTest, RegistersThenHeartbeatsAtTheInterval) {
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  EXPECT_TRUE(registration_->registered());
+  EXPECT_EQ(coordinator_->registers(), 1);
+  for (int i = 0; i < 5; ++i) Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(6));
+  EXPECT_EQ(coordinator_->registers(), 1);
+}
+
+TEST_F(RegistrationTest, RegistersAgainWhenTheCoordinatorForgetsIt) {
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  coordinator_->Forget();
+  Tick(absl::Seconds(1));  // the heartbeat is refused
+  Tick(absl::Seconds(1));  // an interval later: registered again
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(2));
+  EXPECT_EQ(coordinator_->registers(), 2);
+}
+
+TEST_F(RegistrationTest, RetriesWhileTheCoordinatorIsDown) {
+  coordinator_->SetDown(true);
+  registration_->Start();
+  Tick(absl::Milliseconds(500));
+  Tick(absl::Milliseconds(500));
+  EXPECT_FALSE(registration_->registered());
+  EXPECT_EQ(coordinator_->registers(), 0);
+  coordinator_->SetDown(false);
+  Tick(absl::Milliseconds(500));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  EXPECT_TRUE(registration_->registered());
+}
+
+TEST_F(RegistrationTest, AnsweredHeartbeatsHoldTheSweepLease) {
+  coordinator_->SetSweep("s1");
+  const absl::Time arrived = clock_.Now();
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  for (int i = 0; i < 8; ++i) Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(9));
+  EXPECT_TRUE(
+      contact_.CheckLease("s1", arrived, absl::Seconds(5), clock_.Now()).ok());
+  coordinator_->SetDown(true);  // heartbeats go unanswered from now
+  for (int i = 0; i < 6; ++i) Tick(absl::Seconds(1));
+  EXPECT_EQ(
+      contact_.CheckLease("s1", arrived, absl::Seconds(5), clock_.Now()).code(),
+      absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace fabricpulse::agent

@@ -1,0 +1,205 @@
+// The agent's sweep relay over fake workers and fake time: events passed on
+// unchanged, a worker that is not ready, a failing rank, the sweep lease,
+// a stopped worker killed after the grace, the coordinator's cancellation;
+// and the agent's abort and flight-record fan-outs.
+#include "daemon/agent/sweep_relay.h"
+
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "daemon/agent/worker_fan_out.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_clock.h"
+#include "tests/fakes/fake_workers.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+using ::testing::HasSubstr;
+using Mode = fakes::FakeWorkerClient::Mode;
+
+class SweepRelayTest : public ::testing::Test {
+ protected:
+  SweepRelayTest() : workers_(2) {
+    request_.set_sweep_id("s1");
+    request_.set_comm_id("c1");
+    request_.set_nranks(4);
+    request_.set_coordinator("coordinator:1");
+    request_.set_lease_seconds(5);
+    for (int i = 0; i < 2; ++i) {
+      v1::RankAssignment* a = request_.add_ranks();
+      a->set_local_index(i);
+      a->set_rank(2 + i);
+    }
+    // The coordinator answered a heartbeat listing the sweep just now.
+    contact_.HeartbeatAnswered(clock_.Now(), 1, "s1");
+  }
+
+  // Runs the relay on its own thread; its events and status are kept.
+  void Start(std::function<bool()> stop = [] { return false; }) {
+    thread_ = std::thread([this, stop] {
+      SweepRelay relay(request_, "node-a", &workers_, &contact_, &clock_);
+      status_ = relay.Run(
+          [this](const v1::RankEvent& e) {
+            events_.push_back(e);
+            return true;
+          },
+          stop);
+      done_.Notify();
+    });
+  }
+  // Moves fake time in 100 ms steps while the relay runs, up to `limit`.
+  bool AdvanceUntilDone(absl::Duration limit) {
+    const absl::Time real_deadline = absl::Now() + absl::Seconds(30);
+    absl::Duration advanced;
+    while (!done_.HasBeenNotified() && advanced <= limit &&
+           absl::Now() < real_deadline) {
+      if (clock_.waiters() > 0) {
+        clock_.Advance(absl::Milliseconds(100));
+        advanced += absl::Milliseconds(100);
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    const bool done = done_.WaitForNotificationWithTimeout(absl::Seconds(10));
+    if (thread_.joinable()) thread_.join();
+    return done;
+  }
+
+  v1::AgentSweepRequest request_;
+  fakes::FakeClock clock_;
+  fakes::FakeLocalWorkers workers_;
+  CoordinatorContact contact_;
+  std::thread thread_;
+  absl::Notification done_;
+  absl::Status status_;
+  std::vector<v1::RankEvent> events_;
+};
+
+TEST_F(SweepRelayTest, PassesEveryRanksEventsOnUnchanged) {
+  Start();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(1)));
+  ASSERT_TRUE(status_.ok()) << status_;
+  ASSERT_EQ(events_.size(), 8u);  // 2 ranks x (comm_ready + 3 steps)
+  EXPECT_EQ(events_[0].comm_ready().rank(), 2);
+  EXPECT_EQ(events_[1].step().timing().rank(), 2);
+  EXPECT_EQ(events_[4].comm_ready().rank(), 3);
+  const auto sent = workers_.worker(1).sweeps();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].rank(), 3);
+  EXPECT_EQ(sent[0].nranks(), 4);
+  EXPECT_EQ(sent[0].comm_id(), "c1");
+  EXPECT_EQ(sent[0].coordinator(), "coordinator:1");
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 0);
+}
+
+TEST_F(SweepRelayTest, RefusesWhenAListedWorkerIsNotReady) {
+  workers_.SetReady(1, false);
+  SweepRelay relay(request_, "node-a", &workers_, &contact_, &clock_);
+  absl::Status status = relay.Run([](const v1::RankEvent&) { return true; },
+                                  [] { return false; });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(),
+              HasSubstr("node node-a worker 1 (rank 3) is not ready"));
+  EXPECT_TRUE(workers_.worker(0).sweeps().empty());  // nothing started
+}
+
+TEST_F(SweepRelayTest, AbortsTheOtherRanksWhenOneDies) {
+  workers_.worker(0).Set(Mode::kHang);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::UnavailableError("EOF"));
+  Start();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status_.message(),
+              HasSubstr("rank 3 on node node-a: worker unreachable or died: "
+                        "EOF"));
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 1);
+  EXPECT_FALSE(workers_.worker(0).streaming());
+  EXPECT_TRUE(workers_.kills().empty());  // it answered the abort
+}
+
+TEST_F(SweepRelayTest, AbortsWhenTheSweepLeaseRunsOut) {
+  workers_.worker(0).Set(Mode::kHang);
+  workers_.worker(1).Set(Mode::kHang);
+  Start();
+  // No heartbeat is answered after the first: the 5 s lease runs out.
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(8)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kUnavailable) << status_;
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 1);
+  EXPECT_EQ(workers_.worker(1).abort_calls(), 1);
+  EXPECT_TRUE(workers_.kills().empty());
+}
+
+TEST_F(SweepRelayTest, HoldsTheLeaseWhileHeartbeatsListTheSweep) {
+  workers_.worker(0).Set(Mode::kHang);
+  workers_.worker(1).Set(Mode::kComplete);
+  Start();
+  // 20 s of fake time with a heartbeat answered every second.
+  for (int s = 1; s <= 20; ++s) {
+    ASSERT_TRUE(clock_.WaitForWaiter());
+    clock_.Advance(absl::Seconds(1));
+    contact_.HeartbeatAnswered(clock_.Now(), 1, "s1");
+  }
+  EXPECT_FALSE(done_.HasBeenNotified());
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 0);
+  workers_.worker(0).Die();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(1)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(SweepRelayTest, KillsAStoppedWorkerAfterTheGrace) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::InternalError("nccl error"));
+  Start();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kInternal) << status_;
+  const auto kills = workers_.kills();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_THAT(kills[0], HasSubstr("rank 2 did not return within 2s of the "
+                                  "abort (stopped or stuck)"));
+  EXPECT_FALSE(workers_.worker(0).streaming());
+}
+
+TEST_F(SweepRelayTest, EndsOnTheCoordinatorsCancellation) {
+  workers_.worker(0).Set(Mode::kHang);
+  workers_.worker(1).Set(Mode::kHang);
+  std::atomic<bool> cancelled{false};
+  Start([&cancelled] { return cancelled.load(); });
+  ASSERT_TRUE(clock_.WaitForWaiter());  // streams started, relay waiting
+  cancelled = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(1)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kAborted) << status_;
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 1);
+  EXPECT_TRUE(workers_.kills().empty());
+}
+
+TEST(WorkerFanOutTest, NamesWorkersThatCannotAnswer) {
+  fakes::FakeClock clock;
+  fakes::FakeLocalWorkers workers(3);
+  workers.SetReady(1, false);
+  workers.worker(2).Set(Mode::kStopped);
+  std::vector<v1::RankFlightRecords> out;
+  absl::Notification done;
+  std::thread t([&] {
+    out = CollectFlightRecords(workers, {{0, 4}, {1, 5}, {2, 6}}, "s1",
+                               absl::Seconds(1), &clock);
+    done.Notify();
+  });
+  ASSERT_TRUE(clock.WaitForWaiter());
+  clock.Advance(absl::Seconds(1));
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  t.join();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(out[0].reachable());
+  EXPECT_EQ(out[0].rank(), 4);
+  EXPECT_EQ(out[0].records_size(), 1);
+  EXPECT_FALSE(out[1].reachable());
+  EXPECT_THAT(out[1].unreachable_reason(), HasSubstr("not running"));
+  EXPECT_FALSE(out[2].reachable());
+  EXPECT_THAT(out[2].unreachable_reason(),
+              HasSubstr("worker 2 did not answer within 1s (stopped or hung)"));
+}
+
+}  // namespace
+}  // namespace fabricpulse::agent

@@ -1,0 +1,215 @@
+// The orchestrator's sweep paths over fake agents and fake time: success,
+// busy members, silence, a lost stream, an agent that ignores the abort, an
+// abort by request, a member that does not answer Describe.
+#include "daemon/coordinator/sweep_orchestrator.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/coordinator/orchestrator_fixture.h"
+
+namespace fabricpulse::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using SweepMode = fakes::FakeAgentClient::SweepMode;
+
+int CountEvents(const std::vector<v1::SweepEvent>& events,
+                v1::SweepEvent::EventCase kind) {
+  int n = 0;
+  for (const v1::SweepEvent& e : events) n += e.event_case() == kind;
+  return n;
+}
+
+TEST_F(OrchestratorTest, RunsASweepOnEveryAgentAndRecordsIt) {
+  auto a = AddAgent("node-a", 2);
+  auto b = AddAgent("node-b", 2);
+  std::vector<v1::SweepEvent> events;
+  absl::Status status =
+      orchestrator_->Execute(ThreeSteps(), "cli", [&](const v1::SweepEvent& e) {
+        events.push_back(e);
+        return true;
+      });
+  ASSERT_TRUE(status.ok()) << status;
+
+  ASSERT_EQ(events.size(), 6u);  // started, comm_ready, 3 results, finished
+  EXPECT_EQ(events.front().started().nranks(), 4);
+  EXPECT_EQ(CountEvents(events, v1::SweepEvent::kCommReady), 1);
+  EXPECT_EQ(CountEvents(events, v1::SweepEvent::kResult), 3);
+  EXPECT_EQ(events.back().finished().status(), "succeeded");
+  EXPECT_EQ(events[2].result().step().bytes(), 1024u);
+  EXPECT_EQ(events[4].result().step().bytes(), 4096u);
+
+  // Ranks in node order, each agent's workers in local order; the plan's
+  // epoch, lease and rendezvous address go with the request.
+  ASSERT_EQ(a->sweeps().size(), 1u);
+  ASSERT_EQ(b->sweeps().size(), 1u);
+  const v1::AgentSweepRequest ra = a->sweeps()[0];
+  const v1::AgentSweepRequest rb = b->sweeps()[0];
+  EXPECT_EQ(ra.ranks(0).rank(), 0);
+  EXPECT_EQ(ra.ranks(1).rank(), 1);
+  EXPECT_EQ(rb.ranks(0).rank(), 2);
+  EXPECT_EQ(rb.ranks(1).rank(), 3);
+  EXPECT_EQ(ra.comm_id(), rb.comm_id());
+  EXPECT_EQ(ra.membership_epoch(), orchestrator_->membership().epoch());
+  EXPECT_EQ(ra.lease_seconds(), 5);
+  EXPECT_EQ(ra.coordinator(), "coordinator:1");
+  EXPECT_EQ(a->abort_calls(), 0);
+  EXPECT_EQ(a->records_calls(), 0);
+
+  auto stored = history_->GetSweep(events.back().finished().sweep_id());
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->sweep.status, coordinator::kSweepSucceeded);
+  EXPECT_EQ(stored->steps.size(), 3u);
+  EXPECT_EQ(orchestrator_->sweeps_started(), 1u);
+}
+
+TEST_F(OrchestratorTest, ReusesTheCommunicatorUntilASweepFails) {
+  AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  auto noop = [](const v1::SweepEvent&) { return true; };
+  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  b->SetSweepMode(SweepMode::kFail, absl::InternalError("boom"));
+  EXPECT_FALSE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  b->SetSweepMode(SweepMode::kComplete);
+  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  const auto sweeps = b->sweeps();
+  ASSERT_EQ(sweeps.size(), 4u);
+  EXPECT_EQ(sweeps[0].comm_id(), sweeps[1].comm_id());
+  EXPECT_EQ(sweeps[1].comm_id(), sweeps[2].comm_id());
+  EXPECT_NE(sweeps[2].comm_id(), sweeps[3].comm_id());  // retired
+}
+
+TEST_F(OrchestratorTest, RefusesASecondSweepOnBusyMembersAndAbortsOnRequest) {
+  auto a = AddAgent("node-a", 1);
+  a->SetSweepMode(SweepMode::kHang);
+  auto first = Start(ThreeSteps());
+  ASSERT_TRUE(WaitForOpenStream(*a));
+
+  absl::Status second = orchestrator_->Execute(
+      ThreeSteps(), "cli", [](const v1::SweepEvent&) { return true; });
+  EXPECT_EQ(second.code(), absl::StatusCode::kResourceExhausted) << second;
+  EXPECT_EQ(a->sweeps().size(), 1u);  // the refused one reached no agent
+
+  auto aborted = orchestrator_->Abort("");
+  ASSERT_TRUE(aborted.ok()) << aborted.status();
+  ASSERT_EQ(aborted->size(), 1u);
+  ASSERT_TRUE(first->done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(first->status.code(), absl::StatusCode::kAborted) << first->status;
+  EXPECT_EQ(first->events.back().finished().status(), "aborted");
+  EXPECT_EQ(a->abort_calls(), 1);
+  EXPECT_EQ(a->records_calls(), 0);  // an abort is not diagnosed
+  EXPECT_EQ(orchestrator_->Abort("").status().code(),
+            absl::StatusCode::kNotFound);
+  auto stored = history_->GetSweep((*aborted)[0]);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->sweep.status, coordinator::kSweepAborted);
+}
+
+TEST_F(OrchestratorTest, GivesUpOnASilentSweepAfterTheBudgetedSilence) {
+  AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  b->SetSweepMode(SweepMode::kHang);
+  auto bg = Start(ThreeSteps());
+  ASSERT_TRUE(WaitForOpenStream(*b));
+  // 1 s per op x (0 warm-ups + 1 iteration + 2) + 3 leases of 5 s = 18 s.
+  ASSERT_TRUE(AdvanceUntilDone(*bg, absl::Seconds(60)));
+  EXPECT_EQ(bg->status.code(), absl::StatusCode::kDeadlineExceeded)
+      << bg->status;
+  EXPECT_THAT(bg->status.message(), HasSubstr("no rank reported for 18s"));
+  EXPECT_EQ(b->records_calls(), 1);  // diagnosed before the abort
+  EXPECT_EQ(b->abort_calls(), 1);
+  EXPECT_EQ(b->open_streams(), 0);
+  EXPECT_EQ(bg->events.back().finished().status(), "failed");
+}
+
+TEST_F(OrchestratorTest, NamesTheNodeWhoseStreamFailed) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  b->SetSweepMode(SweepMode::kFail,
+                  absl::UnavailableError("worker 0 died (signal 9)"));
+  a->SetSweepMode(SweepMode::kHang);
+  std::vector<v1::SweepEvent> events;
+  absl::Status status =
+      orchestrator_->Execute(ThreeSteps(), "cli", [&](const v1::SweepEvent& e) {
+        events.push_back(e);
+        return true;
+      });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(),
+              HasSubstr("node node-b: worker 0 died (signal 9)"));
+  EXPECT_EQ(a->records_calls(), 1);
+  EXPECT_EQ(b->records_calls(), 1);
+  EXPECT_EQ(a->abort_calls(), 1);  // the hanging member is told to abort
+  EXPECT_EQ(a->open_streams(), 0);
+  EXPECT_EQ(CountEvents(events, v1::SweepEvent::kResult), 0);
+  // The members are free again.
+  a->SetSweepMode(SweepMode::kComplete);
+  b->SetSweepMode(SweepMode::kComplete);
+  EXPECT_TRUE(orchestrator_
+                  ->Execute(ThreeSteps(), "cli",
+                            [](const v1::SweepEvent&) { return true; })
+                  .ok());
+}
+
+TEST_F(OrchestratorTest, CutsTheStreamOfAnAgentThatIgnoresTheAbort) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  a->SetSweepMode(SweepMode::kHang);
+  a->AnswerAbort(false);  // dead or partitioned
+  b->SetSweepMode(SweepMode::kFail, absl::InternalError("nccl error"));
+  auto bg = Start(ThreeSteps());
+  // The abort fan-out waits the budget's agent call (3 s) for node-a.
+  ASSERT_TRUE(AdvanceUntilDone(*bg, absl::Seconds(10)));
+  EXPECT_EQ(bg->status.code(), absl::StatusCode::kInternal) << bg->status;
+  EXPECT_EQ(a->abort_calls(), 1);
+  EXPECT_EQ(a->open_streams(), 0);  // cut, not left to the drain bound
+}
+
+TEST_F(OrchestratorTest, RefusesWhenAMemberDoesNotDescribeItself) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  b->FailDescribe(absl::DeadlineExceededError("no answer within 3s"));
+  absl::Status status = orchestrator_->Execute(
+      ThreeSteps(), "cli", [](const v1::SweepEvent&) { return true; });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(), HasSubstr("node node-b (fake:node-b) does "
+                                          "not answer: no answer within 3s"));
+  EXPECT_TRUE(a->sweeps().empty());
+  EXPECT_EQ(orchestrator_->sweeps_started(), 0u);
+  auto listed = history_->ListSweeps(10);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());  // nothing recorded, nothing reserved
+  b->FailDescribe(absl::OkStatus());
+  EXPECT_TRUE(orchestrator_
+                  ->Execute(ThreeSteps(), "cli",
+                            [](const v1::SweepEvent&) { return true; })
+                  .ok());
+}
+
+TEST_F(OrchestratorTest, RefusesALostNodeOnceItsLeaseRanOut) {
+  AddAgent("node-a", 1);
+  clock_.Advance(absl::Seconds(6));  // no heartbeat for longer than 5 s
+  v1::SweepRequest request = ThreeSteps();
+  request.add_nodes("node-a");
+  absl::Status status = orchestrator_->Execute(
+      request, "cli", [](const v1::SweepEvent&) { return true; });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+}
+
+TEST_F(OrchestratorTest, DiagnosesARunningSweepFromItsMembers) {
+  auto a = AddAgent("node-a", 2);
+  a->SetSweepMode(SweepMode::kHang);
+  auto bg = Start(ThreeSteps());
+  ASSERT_TRUE(WaitForOpenStream(*a));
+  auto diagnosis = orchestrator_->Diagnose("");
+  ASSERT_TRUE(diagnosis.ok()) << diagnosis.status();
+  EXPECT_FALSE(diagnosis->sweep_id().empty());
+  EXPECT_EQ(a->records_calls(), 1);
+  orchestrator_->AbortAll();
+  ASSERT_TRUE(bg->done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(bg->status.code(), absl::StatusCode::kAborted);
+}
+
+}  // namespace
+}  // namespace fabricpulse::testing

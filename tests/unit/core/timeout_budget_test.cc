@@ -1,0 +1,31 @@
+#include "daemon/core/timeout_budget.h"
+
+#include "gtest/gtest.h"
+
+namespace fabricpulse::core {
+namespace {
+
+// The derived timeouts keep the values the daemons have always run with.
+TEST(TimeoutBudgetTest, DerivesTheDaemonsTimeouts) {
+  EXPECT_EQ(kTimeouts.heartbeat_interval, absl::Seconds(1));
+  EXPECT_EQ(kTimeouts.lease, absl::Seconds(5));
+  EXPECT_EQ(kTimeouts.AgentRpc(), absl::Seconds(3));
+  EXPECT_EQ(kTimeouts.Drain(), absl::Seconds(10));
+  EXPECT_EQ(kTimeouts.Silence(absl::Seconds(30), 27),
+            absl::Seconds(30 * 27 + 15));
+}
+
+// Each derived timeout follows the ones it depends on.
+TEST(TimeoutBudgetTest, FollowsItsInputs) {
+  TimeoutBudget budget;
+  budget.lease = absl::Seconds(10);
+  budget.kill_grace = absl::Seconds(4);
+  EXPECT_EQ(budget.AgentRpc(), absl::Seconds(5));
+  EXPECT_EQ(budget.Drain(), absl::Seconds(1 + 4 + 10 + 4));
+  EXPECT_EQ(budget.Silence(absl::Seconds(1), 3), absl::Seconds(3 + 30));
+  // The agent answers the coordinator's calls within their bound.
+  EXPECT_GT(budget.AgentRpc(), budget.worker_rpc);
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
