@@ -100,9 +100,7 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
       // The spec that really runs (a plan's, when --plan was given).
       const v1::SweepSpec& running =
           event.started().has_spec() ? event.started().spec() : request.spec();
-      auto steps = core::Expand(common::SpecFromProto(running),
-                                event.started().nranks());
-      total_steps = steps.ok() ? static_cast<int>(steps->size()) : 0;
+      total_steps = event.started().steps();
       printer->Begin(running, event.started());
     } else if (event.has_comm_ready()) {
       printer->CommReady(event.comm_ready());

@@ -9,11 +9,8 @@
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_fan_out.h"
 #include "daemon/common/grpc_status.h"
-#include "daemon/common/spec_convert.h"
 #include "daemon/core/log.h"
-#include "daemon/core/op_traits.h"
 #include "daemon/core/phase_timer.h"
-#include "daemon/core/sweep_spec.h"
 #include "daemon/core/timeout_budget.h"
 
 namespace fabricpulse::agent {
@@ -74,27 +71,16 @@ grpc::Status AgentServiceImpl::RunSweep(
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         std::string(admitted.message()));
   }
-  // The workers' step events carry only the step index: expand the spec as
-  // the workers do to label each rank's latency with its op and size. A spec
-  // that does not expand is rejected by the workers; no latency then.
-  std::vector<core::Step> steps;
-  if (metrics_ != nullptr) {
-    auto expanded =
-        core::Expand(common::SpecFromProto(request->spec()), request->nranks());
-    if (expanded.ok()) steps = *std::move(expanded);
-  }
   RememberRanks(*request);
   SetRunning(request->sweep_id(), request->comm_id());
   SweepRelay relay(*request, NodeName(), workers_, contact_, clock_);
   absl::Status status = relay.Run(
       [&](const v1::RankEvent& event) {
-        const int index = event.step().step_index();
-        if (event.has_step() && index >= 0 &&
-            index < static_cast<int>(steps.size())) {
-          metrics_->RankLatency(event.step().timing().rank(),
-                                std::string(core::OpName(steps[index].op)),
-                                steps[index].bytes,
-                                event.step().timing().mean_seconds());
+        if (event.has_step() && metrics_ != nullptr) {
+          const v1::StepRankEvent& step = event.step();
+          metrics_->RankLatency(step.timing().rank(), step.key().op(),
+                                step.key().bytes(),
+                                step.timing().mean_seconds());
         }
         return writer->Write(event);
       },

@@ -8,6 +8,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
+#include "daemon/core/timeout_budget.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -135,6 +136,15 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
   if (orchestrator_) orchestrator_->AbortAll();
   if (scheduler_) scheduler_->Stop();
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
+  // An aborted sweep ends once its agents answered the abort and their
+  // streams drained, each bounded by the budget.
+  const absl::Duration sweep_end =
+      core::kTimeouts.AgentRpc() + core::kTimeouts.Drain();
+  if (service_ && !service_->WaitForSweepThreads(sweep_end)) {
+    FP_LOG_ERROR(absl::StrCat("a sweep's thread did not end within ",
+                              absl::FormatDuration(sweep_end),
+                              " of the abort"));
+  }
   FP_LOG_DEBUG("server stopped");
 }
 

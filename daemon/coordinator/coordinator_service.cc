@@ -69,13 +69,9 @@ grpc::Status CoordinatorServiceImpl::KvGet(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::RunSweep(
-    grpc::ServerContext* context, const v1::SweepRequest* request,
-    grpc::ServerWriter<v1::SweepEvent>* writer) {
-  return common::ToGrpcStatus(orchestrator_->Execute(
-      *request, "cli",
-      [writer](const v1::SweepEvent& event) { return writer->Write(event); },
-      [context] { return context->IsCancelled(); }));
+grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
+    grpc::CallbackServerContext* context, const v1::SweepRequest* request) {
+  return SweepStream::Start(orchestrator_, &sweep_threads_, *request);
 }
 
 grpc::Status CoordinatorServiceImpl::ListSweeps(

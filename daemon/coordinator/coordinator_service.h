@@ -7,16 +7,26 @@
 #include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_orchestrator.h"
+#include "daemon/coordinator/sweep_stream.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
 namespace fabricpulse::coordinator {
 
-// Thread-safe.
-class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
+// Thread-safe. RunSweep is served on the callback API (SweepStream); the
+// other methods are short and synchronous, but for KvGet, whose wait is
+// bounded by the timeout budget.
+class CoordinatorServiceImpl final
+    : public v1::CoordinatorService::WithCallbackMethod_RunSweep<
+          v1::CoordinatorService::Service> {
  public:
   // Everything it points to outlives it.
   CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
                          RendezvousStore* store, HistoryStore* history);
+  // Waits up to `timeout` for the threads of RunSweep calls to end (after
+  // the server has shut down); whether they did.
+  bool WaitForSweepThreads(absl::Duration timeout) {
+    return sweep_threads_.WaitIdle(timeout);
+  }
 
   grpc::Status Register(grpc::ServerContext* context,
                         const v1::RegisterRequest* request,
@@ -33,9 +43,9 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
   grpc::Status KvGet(grpc::ServerContext* context,
                      const v1::KvGetRequest* request,
                      v1::KvGetResponse* response) override;
-  grpc::Status RunSweep(grpc::ServerContext* context,
-                        const v1::SweepRequest* request,
-                        grpc::ServerWriter<v1::SweepEvent>* writer) override;
+  grpc::ServerWriteReactor<v1::SweepEvent>* RunSweep(
+      grpc::CallbackServerContext* context,
+      const v1::SweepRequest* request) override;
   grpc::Status AbortSweep(grpc::ServerContext* context,
                           const v1::AbortSweepRequest* request,
                           v1::AbortSweepResponse* response) override;
@@ -56,6 +66,7 @@ class CoordinatorServiceImpl final : public v1::CoordinatorService::Service {
   SweepOrchestrator* const orchestrator_;
   RendezvousStore* const store_;
   HistoryStore* const history_;
+  SweepThreads sweep_threads_;
 };
 
 }  // namespace fabricpulse::coordinator

@@ -47,9 +47,9 @@ absl::StatusOr<std::vector<v1::AgentInfo>> SweepOrchestrator::PlanMembers(
   return planner_.PlanMembers(plan);
 }
 
-absl::Status SweepOrchestrator::Execute(
-    const v1::SweepRequest& request, const std::string& trigger,
-    const SweepSink& sink, const std::function<bool()>& cancelled) {
+absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
+                                        const std::string& trigger,
+                                        const SweepSink& sink) {
   core::PhaseTimer timer;
   std::string address;
   {
@@ -87,17 +87,15 @@ absl::Status SweepOrchestrator::Execute(
                                    clock_, timeouts_);
   });
   const absl::Time start = clock_->Now();
-  absl::Status status = runner->Run(
-      [&](const v1::SweepEvent& event) {
-        v1::SweepEvent copy = event;
-        const absl::Time record_start = clock_->Now();
-        recorder.OnEvent(copy);
-        if (copy.has_result()) {
-          timer.Add("record results", clock_->Now() - record_start);
-        }
-        return sink(copy);
-      },
-      cancelled);
+  absl::Status status = runner->Run([&](const v1::SweepEvent& event) {
+    v1::SweepEvent copy = event;
+    const absl::Time record_start = clock_->Now();
+    recorder.OnEvent(copy);
+    if (copy.has_result()) {
+      timer.Add("record results", clock_->Now() - record_start);
+    }
+    return sink(copy);
+  });
   timer.Mark("run");
   const absl::Duration duration = clock_->Now() - start;
   if (!status.ok()) naming_.Retire(plan.agents);
@@ -136,6 +134,12 @@ absl::StatusOr<std::vector<std::string>> SweepOrchestrator::Abort(
 }
 
 void SweepOrchestrator::AbortAll() { Abort("").IgnoreError(); }
+
+void SweepOrchestrator::Cancel(const std::string& sweep_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = running_.find(sweep_id);
+  if (it != running_.end()) it->second->Cancel();
+}
 
 absl::StatusOr<v1::DiagnoseResponse> SweepOrchestrator::Diagnose(
     const std::string& requested) {

@@ -43,21 +43,23 @@ class SweepOrchestrator {
   // Runs a sweep to its end: plans it, reserves the members, records it,
   // streams its events to `sink` (the last is `finished`, once the sweep
   // was planned and reserved). `trigger` is "cli" or "schedule:<name>".
-  // `cancelled`, when set, is polled (see SweepRunner::Run). Errors before
+  // A sink that returns false ends the sweep (CANCELLED). Errors before
   // the first event: INVALID_ARGUMENT, UNAVAILABLE, FAILED_PRECONDITION
   // (see SweepPlanner::Plan), RESOURCE_EXHAUSTED a member is busy, INTERNAL
   // the history refused the sweep; after it: the sweep's outcome
   // (DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED, CANCELLED, a worker's error),
   // with the culprit named first when the diagnosis finds one.
   absl::Status Execute(const v1::SweepRequest& request,
-                       const std::string& trigger, const SweepSink& sink,
-                       const std::function<bool()>& cancelled = {});
+                       const std::string& trigger, const SweepSink& sink);
 
   // Aborts the running sweep `sweep_id` (every running sweep when empty);
   // returns the ids aborted. Errors: NOT_FOUND no such running sweep.
   absl::StatusOr<std::vector<std::string>> Abort(const std::string& sweep_id);
   // Aborts every running sweep (shutdown). Idempotent.
   void AbortAll();
+  // Ends the running sweep `sweep_id` as CANCELLED (its client went away);
+  // nothing when it is not running.
+  void Cancel(const std::string& sweep_id);
 
   // Diagnoses `sweep_id` (empty: the running sweep, else the newest failed
   // one): a running sweep from its members' flight recorders now; a

@@ -9,12 +9,7 @@
 #include "daemon/core/step_merge.h"
 
 namespace fabricpulse::coordinator {
-namespace {
-
-// How often a synchronous server's client cancellation is looked at.
-constexpr absl::Duration kClientCancelPoll = absl::Milliseconds(100);
-
-}  // namespace
+namespace {}  // namespace
 
 SweepRunner::SweepRunner(SweepPlan plan, AgentClients* clients,
                          core::Clock* clock,
@@ -43,7 +38,16 @@ std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
 
 void SweepRunner::Abort() {
   absl::MutexLock lock(&inbox_->mu);  // wakes Run()
-  inbox_->abort_requested = true;
+  if (inbox_->stop.ok()) {
+    inbox_->stop = absl::AbortedError("sweep aborted by request");
+  }
+}
+
+void SweepRunner::Cancel() {
+  absl::MutexLock lock(&inbox_->mu);  // wakes Run()
+  if (inbox_->stop.ok()) {
+    inbox_->stop = absl::CancelledError("client cancelled the sweep");
+  }
 }
 
 std::vector<bool> SweepRunner::AbortAgents() {
@@ -87,8 +91,7 @@ void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
   }
 }
 
-absl::Status SweepRunner::Run(const SweepSink& sink,
-                              const std::function<bool()>& client_cancelled) {
+absl::Status SweepRunner::Run(const SweepSink& sink) {
   const auto assignments = AssignRanks(plan_.agents);
   v1::SweepEvent started;
   started.mutable_started()->set_sweep_id(plan_.sweep_id);
@@ -97,6 +100,7 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
   started.mutable_started()->set_comm_id(plan_.comm_id);
   *started.mutable_started()->mutable_spec() = plan_.spec;
   started.mutable_started()->set_plan(plan_.plan_name);
+  started.mutable_started()->set_steps(static_cast<int>(plan_.steps.size()));
   for (const v1::AgentInfo& a : plan_.agents) {
     started.mutable_started()->add_nodes(a.node_name());
   }
@@ -139,21 +143,17 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
 
   while (outcome.ok() && agents_done < nagents) {
     std::vector<AgentEvent> batch;
-    bool aborted = false;
+    absl::Status stop;
     {
       Inbox& inbox = *inbox_;
       absl::MutexLock lock(&inbox.mu);
       auto ready_to_act = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
-        return !inbox.queue.empty() || inbox.abort_requested;
+        return !inbox.queue.empty() || !inbox.stop.ok();
       };
-      absl::Time wake = last_progress + silence_limit;
-      if (client_cancelled) {
-        wake = std::min(wake, clock_->Now() + kClientCancelPoll);
-      }
       clock_->AwaitWithDeadline(&inbox.mu, absl::Condition(&ready_to_act),
-                                wake);
+                                last_progress + silence_limit);
       batch.swap(inbox.queue);
-      aborted = inbox.abort_requested;
+      stop = inbox.stop;
     }
     const absl::Time now = clock_->Now();
     if (!batch.empty()) last_progress = now;
@@ -194,10 +194,8 @@ absl::Status SweepRunner::Run(const SweepSink& sink,
       next_emit++;
     }
     if (!outcome.ok()) break;
-    if (aborted) {
-      outcome = absl::AbortedError("sweep aborted by request");
-    } else if (client_cancelled && client_cancelled()) {
-      outcome = absl::CancelledError("client cancelled the sweep");
+    if (!stop.ok()) {
+      outcome = stop;
     } else if (now - last_progress >= silence_limit) {
       outcome = absl::DeadlineExceededError(absl::StrCat(
           "no rank reported for ", absl::FormatDuration(silence_limit),

@@ -58,11 +58,11 @@ class SweepRunner {
   // rank's error (DEADLINE_EXCEEDED, UNAVAILABLE, ...), ABORTED when
   // aborted, CANCELLED when the sink went away; every member is then told
   // to abort the communicator.
-  // `client_cancelled`, when set, is polled every 100 ms (a synchronous
-  // server learns of a client's cancellation no other way).
-  absl::Status Run(const SweepSink& sink,
-                   const std::function<bool()>& client_cancelled);
+  absl::Status Run(const SweepSink& sink);
+  // Ends the sweep with ABORTED (an operator's abort) or CANCELLED (the
+  // client went away). Any thread; idempotent; the first one counts.
   void Abort();
+  void Cancel();
   const std::vector<v1::AgentInfo>& agents() const { return plan_.agents; }
   // Called (on Run's thread) when the sweep fails for a reason other than
   // an abort or a cancellation, before the members are told to abort: the
@@ -87,7 +87,8 @@ class SweepRunner {
   struct Inbox {
     absl::Mutex mu;
     std::vector<AgentEvent> queue ABSL_GUARDED_BY(mu);
-    bool abort_requested ABSL_GUARDED_BY(mu) = false;
+    // Why the sweep must end now (ABORTED, CANCELLED); OK while it runs.
+    absl::Status stop ABSL_GUARDED_BY(mu);
   };
   // Tells every member to abort (in parallel, bounded); whether each
   // answered.

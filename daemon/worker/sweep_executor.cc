@@ -1,6 +1,7 @@
 #include "daemon/worker/sweep_executor.h"
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/spec_convert.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/stats.h"
 
@@ -49,6 +50,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
     core::IterationStats stats = core::ComputeStats(outcome->iteration_seconds);
     v1::StepRankEvent result;
     result.set_step_index(step.index);
+    *result.mutable_key() = common::StepToProto(step);
     v1::RankTiming* timing = result.mutable_timing();
     timing->set_rank(comm.rank());
     timing->set_mean_seconds(stats.mean);

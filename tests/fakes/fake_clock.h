@@ -1,9 +1,8 @@
 // A Clock whose time moves only when a test calls Advance(). Waits through
-// it end when their condition holds or when Advance() reaches their deadline;
-// nothing in a test sleeps.
+// it end when their condition holds or when Advance() reaches their
+// deadline; nothing in a test sleeps for fake time to pass.
 #pragma once
 
-#include <map>
 #include <set>
 #include <thread>
 
@@ -25,20 +24,11 @@ class FakeClock final : public core::Clock {
     return now_;
   }
 
-  // Moves time forward and wakes every wait whose deadline has come.
+  // Moves time forward; every wait whose deadline has come ends (within a
+  // millisecond of real time).
   void Advance(absl::Duration by) {
-    std::set<absl::Mutex*> waiting;
-    {
-      absl::MutexLock lock(&time_mu_);
-      now_ += by;
-      waiting = waiting_;
-    }
-    // absl::Mutex re-evaluates a waiter's condition when the mutex is
-    // released: touching each waiter's mutex makes it look at the new time.
-    for (absl::Mutex* mu : waiting) {
-      mu->Lock();
-      mu->Unlock();
-    }
+    absl::MutexLock lock(&time_mu_);
+    now_ += by;
   }
 
   // How many threads wait through this clock for a deadline still to come
@@ -62,40 +52,29 @@ class FakeClock final : public core::Clock {
     return true;
   }
 
+  // Waits on `mu` for `condition`, looking at the fake time every
+  // millisecond of real time (a fake never touches the caller's mutex from
+  // another thread: it may be gone by then).
   bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& condition,
                          absl::Time deadline) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     {
       absl::MutexLock lock(&time_mu_);
-      waiting_.insert(mu);
-      registered_[mu]++;
       deadlines_.insert(deadline);
     }
-    struct Args {
-      FakeClock* clock;
-      const absl::Condition* condition;
-      absl::Time deadline;
-    } args{this, &condition, deadline};
-    mu->Await(absl::Condition(
-        +[](Args* a) {
-          return a->condition->Eval() || a->clock->Now() >= a->deadline;
-        },
-        &args));
-    const bool met = condition.Eval();
+    while (!condition.Eval() && Now() < deadline) {
+      mu->AwaitWithTimeout(condition, absl::Milliseconds(1));
+    }
     {
       absl::MutexLock lock(&time_mu_);
       deadlines_.erase(deadlines_.find(deadline));
-      // Another thread may wait on the same mutex; keep it registered then.
-      if (--registered_[mu] == 0) waiting_.erase(mu);
     }
-    return met;
+    return condition.Eval();
   }
 
  private:
   absl::Mutex time_mu_;
   absl::Time now_ ABSL_GUARDED_BY(time_mu_);
-  std::set<absl::Mutex*> waiting_ ABSL_GUARDED_BY(time_mu_);
-  std::map<absl::Mutex*, int> registered_ ABSL_GUARDED_BY(time_mu_);
   std::multiset<absl::Time> deadlines_ ABSL_GUARDED_BY(time_mu_);
 };
 

@@ -185,6 +185,45 @@ TEST_F(SweepIntegrationTest, ConcurrentSweepIsRefusedThenAbortEndsTheFirst) {
   ExpectCorrect(RunSweep(*stub_, QuickSpec({"all_reduce"})), 4);
 }
 
+TEST_F(SweepIntegrationTest, ClientThatGoesAwayEndsItsSweepAndFreesTheMembers) {
+  v1::SweepSpec slow = QuickSpec({"all_reduce"}, 8 << 20);
+  slow.set_min_bytes(8 << 20);
+  slow.set_iters(100000);
+  slow.set_check(false);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  v1::SweepRequest req;
+  *req.mutable_spec() = slow;
+  auto reader = stub_->RunSweep(&ctx, req);
+  v1::SweepEvent event;
+  std::string sweep_id;
+  while (sweep_id.empty() && reader->Read(&event)) {
+    if (event.has_started()) sweep_id = event.started().sweep_id();
+  }
+  ASSERT_FALSE(sweep_id.empty());
+  ctx.TryCancel();
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+
+  // The coordinator cancels the sweep at once (no polling): the members are
+  // free again within the abort and drain bounds, and the sweep is recorded
+  // as failed with the reason.
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  SweepOutcome next;
+  do {
+    next = RunSweep(*stub_, QuickSpec({"all_reduce"}));
+  } while (next.status.code() == absl::StatusCode::kResourceExhausted &&
+           absl::Now() < deadline);
+  ExpectCorrect(next, 4);
+  v1::GetSweepRequest get;
+  get.set_sweep_id(sweep_id);
+  v1::GetSweepResponse got;
+  grpc::ClientContext get_ctx;
+  ASSERT_TRUE(stub_->GetSweep(&get_ctx, get, &got).ok());
+  EXPECT_EQ(got.sweep().status(), "failed");
+  EXPECT_NE(got.sweep().error().find("client"), std::string::npos)
+      << got.sweep().error();
+}
+
 TEST_F(SweepIntegrationTest, KilledWorkerIsRespawnedAndNextSweepPasses) {
   ASSERT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
   auto agents = ListAgents(*stub_);
