@@ -11,11 +11,12 @@
 #include "client/commands/exit_codes.h"
 #include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
+#include "client/local/local_backend.h"
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
-#ifdef FABRICPULSE_HAVE_NCCL
-#include "daemon/backend/nccl/device_query.h"
-#endif
+#include "daemon/common/worker_backends.h"
+#include "daemon/nvml/nvml_library.h"
+#include "daemon/nvml/visible_gpus.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -141,14 +142,6 @@ int RunSelected(const CommandSet& set, const std::string& coordinator) {
   return kExitBadInput;
 }
 
-#ifdef FABRICPULSE_HAVE_NCCL
-constexpr bool kHaveNccl = true;
-int VisibleGpus() { return backend::VisibleGpuCount(); }
-#else
-constexpr bool kHaveNccl = false;
-int VisibleGpus() { return 0; }
-#endif
-
 struct LocalFlags {
   std::string backend = "auto";
   int agents = 1;
@@ -160,17 +153,29 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   options.bin_dir = common::ExecutableDir();
   options.agents = flags.agents;
   options.ranks = flags.ranks;
-  // auto: NCCL on the visible GPUs when this build has it, else Gloo.
-  const int gpus = VisibleGpus();
-  options.backend = flags.backend;
-  if (options.backend == "auto") options.backend = gpus > 0 ? "nccl" : "gloo";
-  if (options.backend == "nccl" && flags.agents * flags.ranks > gpus) {
-    PrintError(absl::StrCat(
-        "--backend nccl: ", flags.agents, " agents x ", flags.ranks,
-        " ranks need ", flags.agents * flags.ranks, " GPUs; ", gpus, " visible",
-        kHaveNccl ? "" : " (built without NCCL)"));
-    return kExitBadInput;
+  // auto: NCCL on the visible GPUs when the worker has it, else Gloo. No
+  // CUDA here: NVML counts the GPUs (none without a driver).
+  LocalBackendRequest request;
+  request.backend = flags.backend;
+  request.agents = flags.agents;
+  request.ranks = flags.ranks;
+  if (flags.backend != "gloo") {
+    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
+    request.visible_gpus = nvml::VisibleGpuCount(
+        nvml.ok() ? nvml->get() : nullptr, nvml::CudaVisibleDevicesFromEnv());
   }
+  const std::string worker_binary = options.bin_dir + "/fabricpulse-worker";
+  request.worker_backends = [&worker_binary] {
+    return common::QueryWorkerBackends(worker_binary);
+  };
+  absl::StatusOr<std::string> backend = ResolveLocalBackend(request);
+  if (!backend.ok()) {
+    PrintError(std::string(backend.status().message()));
+    return backend.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitFailed;
+  }
+  options.backend = *backend;
   auto cluster = LocalCluster::Start(options);
   if (!cluster.ok()) {
     PrintError(absl::StrCat("local: ", cluster.status().message()));

@@ -23,7 +23,10 @@
 #include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
 #include "daemon/common/shutdown_signal.h"
+#include "daemon/common/worker_backends.h"
 #include "daemon/core/log.h"
+#include "daemon/nvml/nvml_library.h"
+#include "daemon/nvml/visible_gpus.h"
 
 namespace fabricpulse::agent {
 namespace {
@@ -39,7 +42,17 @@ std::string RandomId() {
 }
 
 int Run(const AgentConfig& config) {
-  auto selection = SelectBackend(config);
+  const std::string worker_binary =
+      common::ExecutableDir() + "/fabricpulse-worker";
+  // NVML (no CUDA here) counts the GPUs, then feeds the busy-GPU probe.
+  absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
+  BackendEnvironment environment;
+  environment.nvml = nvml.ok() ? nvml->get() : nullptr;
+  environment.cuda_visible_devices = nvml::CudaVisibleDevicesFromEnv();
+  environment.worker_backends = [&worker_binary] {
+    return common::QueryWorkerBackends(worker_binary);
+  };
+  auto selection = SelectBackend(config, environment);
   if (!selection.ok()) return Fail(std::string(selection.status().message()));
   const std::string backend = selection->backend;
   const std::vector<int>& gpus = selection->gpus;
@@ -58,7 +71,7 @@ int Run(const AgentConfig& config) {
   agent_metrics.SetWorkers(static_cast<int>(gpus.size()), 0);
 
   SupervisorOptions sup;
-  sup.worker_binary = common::ExecutableDir() + "/fabricpulse-worker";
+  sup.worker_binary = worker_binary;
   sup.socket_dir = socket_dir;
   sup.backend = backend;
   sup.host = host;
@@ -93,13 +106,13 @@ int Run(const AgentConfig& config) {
     if (Registration* r = registration_ptr.load()) r->Nudge();
   };
   std::unique_ptr<GpuBusyProbe> gpu_probe =
-      MakeGpuBusyProbe(gpus, std::move(probe_options));
+      MakeGpuBusyProbe(gpus, std::move(nvml), std::move(probe_options));
 
   int port = 0;
   AgentIdentity identity;
   identity.node_name = config.node_name;
   identity.backend = backend;
-  identity.backend_version = selection->version;
+  identity.backend_version = backend;  // until a worker reports its version
   CoordinatorContact contact;
   AgentServiceImpl service(identity, &supervisor, &agent_metrics, &contact,
                            gpu_probe.get());

@@ -38,12 +38,14 @@ void AgentServiceImpl::SetAddress(const std::string& address) {
 
 v1::AgentInfo AgentServiceImpl::Info() const {
   v1::AgentInfo info;
+  const std::string workers_version = workers_->BackendVersion();
   {
     absl::MutexLock lock(&mu_);
     info.set_node_name(identity_.node_name);
     info.set_address(identity_.address);
     info.set_backend(identity_.backend);
-    info.set_backend_version(identity_.backend_version);
+    info.set_backend_version(workers_version.empty() ? identity_.backend_version
+                                                     : workers_version);
     info.set_running_sweep(running_sweep_);
   }
   for (const v1::WorkerInfo& w : workers_->Snapshot()) {

@@ -21,6 +21,8 @@ struct AgentIdentity {
   std::string node_name;
   std::string address;  // advertised gRPC address
   std::string backend;
+  // Reported until a worker is ready and reports its own version (e.g.
+  // "nccl 2.28.9"): the agent does not link the backend itself.
   std::string backend_version;
 };
 
@@ -39,8 +41,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
                    const GpuBusyProbe* gpu_probe = nullptr,
                    core::Clock* clock = core::RealClock::Get());
 
-  // The agent's description (busy GPUs marked), as Describe and
-  // registration report it.
+  // The agent's description (busy GPUs marked, the backend version its
+  // workers report once one is ready), as Describe and registration report
+  // it.
   v1::AgentInfo Info() const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);

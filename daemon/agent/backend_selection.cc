@@ -1,59 +1,44 @@
 #include "daemon/agent/backend_selection.h"
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
-#ifdef FABRICPULSE_HAVE_NCCL
-#include "daemon/backend/nccl/device_query.h"
-#include "daemon/backend/nccl/nccl_backend.h"
-#endif
+#include "daemon/nvml/visible_gpus.h"
 
 namespace fabricpulse::agent {
-namespace {
 
-int VisibleGpus() {
-#ifdef FABRICPULSE_HAVE_NCCL
-  return backend::VisibleGpuCount();
-#else
-  return 0;
-#endif
-}
-
-std::string NcclVersion() {
-#ifdef FABRICPULSE_HAVE_NCCL
-  return backend::NcclBackend(0, 0).version();
-#else
-  return "";
-#endif
-}
-
-#ifdef FABRICPULSE_HAVE_NCCL
-constexpr bool kHaveNccl = true;
-#else
-constexpr bool kHaveNccl = false;
-#endif
-
-}  // namespace
-
-absl::StatusOr<BackendSelection> SelectBackend(const AgentConfig& config) {
+absl::StatusOr<BackendSelection> SelectBackend(const AgentConfig& config,
+                                               const BackendEnvironment& env) {
   BackendSelection out;
-  const int visible = VisibleGpus();
   out.backend = config.backend;
-  if (out.backend == "auto") out.backend = visible > 0 ? "nccl" : "gloo";
-  if (out.backend == "gloo") {
-    out.version = "gloo";
+  const auto gloo = [&config, &out] {
+    out.backend = "gloo";
     out.gpus.assign(config.ranks > 0 ? config.ranks : 1, -1);
     return out;
-  }
-  if (!kHaveNccl) {
-    return absl::FailedPreconditionError(
-        "--backend: nccl is not built into this binary (built without CUDA "
-        "or NCCL); use --backend gloo or auto");
-  }
+  };
+  if (out.backend == "gloo") return gloo();
+  const int visible = nvml::VisibleGpuCount(env.nvml, env.cuda_visible_devices);
   if (visible == 0) {
+    if (out.backend == "auto") return gloo();
     return absl::FailedPreconditionError(
         "--backend: nccl needs a GPU, and none is visible (no device or no "
         "driver); use --backend gloo or auto");
   }
-  out.version = NcclVersion();
+  absl::StatusOr<std::vector<std::string>> worker_backends =
+      env.worker_backends
+          ? env.worker_backends()
+          : absl::InternalError("no way to ask fabricpulse-worker");
+  if (!worker_backends.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--backend ", config.backend, ": cannot tell whether ",
+        "fabricpulse-worker has NCCL: ", worker_backends.status().message()));
+  }
+  if (!absl::c_linear_search(*worker_backends, "nccl")) {
+    if (out.backend == "auto") return gloo();
+    return absl::FailedPreconditionError(
+        "--backend: nccl is not built into fabricpulse-worker (built without "
+        "CUDA or NCCL); use --backend gloo or auto");
+  }
+  out.backend = "nccl";
   out.gpus = config.GpuList();
   for (int gpu : out.gpus) {
     if (gpu >= visible) {

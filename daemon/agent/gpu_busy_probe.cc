@@ -21,9 +21,9 @@ bool PidExists(int64_t pid) {
 
 }  // namespace
 
-GpuBusyProbe::GpuBusyProbe(std::unique_ptr<GpuProcessLister> lister,
+GpuBusyProbe::GpuBusyProbe(std::unique_ptr<nvml::Nvml> nvml,
                            GpuBusyProbeOptions options)
-    : lister_(std::move(lister)), options_(std::move(options)) {}
+    : nvml_(std::move(nvml)), options_(std::move(options)) {}
 
 GpuBusyProbe::~GpuBusyProbe() { Stop(); }
 
@@ -61,7 +61,7 @@ void GpuBusyProbe::PollOnce() {
   std::vector<core::GpuProcesses> views;
   std::map<int, std::string> errors;
   for (const auto& [gpu, pids] : ours) {
-    auto listed = lister_->ComputePids(gpu);
+    auto listed = nvml_->ComputePids(gpu);
     if (!listed.ok()) {
       errors[gpu] = std::string(listed.status().message());
       continue;
@@ -128,12 +128,13 @@ void GpuBusyProbe::Annotate(v1::AgentInfo& info) const {
   }
 }
 
-std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(const std::vector<int>& gpus,
-                                               GpuBusyProbeOptions options) {
+std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
+    const std::vector<int>& gpus,
+    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml,
+    GpuBusyProbeOptions options) {
   if (std::none_of(gpus.begin(), gpus.end(), [](int g) { return g >= 0; })) {
     return nullptr;
   }
-  auto nvml = OpenNvml();
   if (!nvml.ok()) {
     FP_LOG_INFO(
         absl::StrCat("busy-GPU check off (scheduled sweeps are not "

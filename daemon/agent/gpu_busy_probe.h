@@ -20,10 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/agent/agent_metrics.h"
-#include "daemon/agent/nvml_library.h"
+#include "daemon/nvml/nvml_library.h"
 #include "fabricpulse/v1/types.pb.h"
 
 namespace fabricpulse::agent {
@@ -47,8 +48,8 @@ struct GpuBusyProbeOptions {
 // Thread-safe. Runs one thread between Start() and Stop().
 class GpuBusyProbe {
  public:
-  GpuBusyProbe(std::unique_ptr<GpuProcessLister> lister,
-               GpuBusyProbeOptions options);
+  // `nvml` answers ComputePids (a fake in unit tests).
+  GpuBusyProbe(std::unique_ptr<nvml::Nvml> nvml, GpuBusyProbeOptions options);
   ~GpuBusyProbe();  // Stop()
 
   GpuBusyProbe(const GpuBusyProbe&) = delete;
@@ -76,7 +77,7 @@ class GpuBusyProbe {
 
   void Run();
 
-  const std::unique_ptr<GpuProcessLister> lister_;
+  const std::unique_ptr<nvml::Nvml> nvml_;
   const GpuBusyProbeOptions options_;
   // Held across a poll so that two polls never interleave their results.
   absl::Mutex poll_mu_;
@@ -91,10 +92,13 @@ class GpuBusyProbe {
 namespace fabricpulse::agent {
 
 // The probe for an agent whose workers run on `gpus` (one entry per worker,
-// -1 for a CPU rank), not started; null when there is nothing to probe (no
-// GPU rank) or when NVML cannot be loaded (no driver: the check is off,
-// which is logged once as a fact, not an error).
-std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(const std::vector<int>& gpus,
-                                               GpuBusyProbeOptions options);
+// -1 for a CPU rank), not started, over `nvml` (nvml::OpenNvml's result;
+// dropped, which unloads it, when unused); null when there is nothing to
+// probe (no GPU rank) or when NVML could not be loaded (no driver: the check
+// is off, which is logged once as a fact, not an error).
+std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
+    const std::vector<int>& gpus,
+    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml,
+    GpuBusyProbeOptions options);
 
 }  // namespace fabricpulse::agent

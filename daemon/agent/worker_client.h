@@ -70,6 +70,9 @@ class LocalWorkers {
   virtual std::string KillReason(int local_index) const = 0;
   // Every worker's description.
   virtual std::vector<v1::WorkerInfo> Snapshot() const = 0;
+  // The backend version the workers report (e.g. "nccl 2.28.9"); empty
+  // until one is ready.
+  virtual std::string BackendVersion() const = 0;
 };
 
 }  // namespace fabricpulse::agent

@@ -28,8 +28,9 @@ void WorkerSupervisor::Start() {
   }
 }
 
-bool WorkerSupervisor::WaitReady(
-    int index, const std::shared_ptr<grpc::Channel>& channel) {
+bool WorkerSupervisor::WaitReady(int index,
+                                 const std::shared_ptr<grpc::Channel>& channel,
+                                 std::string* backend_version) {
   auto stub = v1::WorkerService::NewStub(channel);
   const absl::Time deadline = absl::Now() + options_.ready_timeout;
   while (absl::Now() < deadline) {
@@ -44,7 +45,10 @@ bool WorkerSupervisor::WaitReady(
         std::min(deadline, absl::Now() + absl::Milliseconds(500))));
     v1::PingRequest req;
     v1::PingResponse resp;
-    if (stub->Ping(&ctx, req, &resp).ok()) return true;
+    if (stub->Ping(&ctx, req, &resp).ok()) {
+      *backend_version = resp.backend_version();
+      return true;
+    }
   }
   return false;
 }
@@ -93,13 +97,15 @@ void WorkerSupervisor::Monitor(int index) {
       slots_[index].incarnation = incarnation;
       slots_[index].channel = channel;
     }
-    const bool ready = WaitReady(index, channel);
+    std::string backend_version;
+    const bool ready = WaitReady(index, channel, &backend_version);
     // Only the slot keeps the channel: Stop() drops it so the worker's
     // server does not wait on an open connection while shutting down.
     channel.reset();
     if (ready) {
       absl::MutexLock lock(&mu_);
       slots_[index].ready = true;
+      if (!backend_version.empty()) backend_version_ = backend_version;
       backoff = absl::Milliseconds(50);
       FP_LOG_DEBUG(absl::StrCat("worker ", index, " ready, pid ", *pid));
     }
@@ -235,6 +241,11 @@ std::shared_ptr<WorkerClient> WorkerSupervisor::Ready(int local_index) const {
     channel = slot.channel;
   }
   return NewGrpcWorkerClient(std::move(channel));
+}
+
+std::string WorkerSupervisor::BackendVersion() const {
+  absl::MutexLock lock(&mu_);
+  return backend_version_;
 }
 
 bool WorkerSupervisor::WaitAllReady(absl::Duration timeout) const {

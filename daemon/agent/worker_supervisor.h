@@ -61,6 +61,11 @@ class WorkerSupervisor final : public LocalWorkers {
   // Waits until every worker is ready; false on timeout.
   bool WaitAllReady(absl::Duration timeout) const;
 
+  // The backend version the last worker to become ready reported in its
+  // Ping (e.g. "nccl 2.28.9"; every worker runs the same binary); empty
+  // until a worker is ready.
+  std::string BackendVersion() const override;
+
  private:
   struct Slot {
     pid_t pid = -1;
@@ -73,13 +78,17 @@ class WorkerSupervisor final : public LocalWorkers {
   };
 
   void Monitor(int index);
-  bool WaitReady(int index, const std::shared_ptr<grpc::Channel>& channel);
+  // Pings the new worker until it answers (true, with the backend version
+  // it reports), the ready timeout passes or Stop() begins (false).
+  bool WaitReady(int index, const std::shared_ptr<grpc::Channel>& channel,
+                 std::string* backend_version);
   std::string SocketPath(int index) const;
 
   const SupervisorOptions options_;
   mutable absl::Mutex mu_;
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::string backend_version_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> monitors_;
 };
 

@@ -1,11 +1,13 @@
 #include "daemon/common/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -72,6 +74,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnOptions& options) {
     log_fd = open(options.log_file.c_str(),
                   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   }
+  const int output_fd = log_fd >= 0 ? log_fd : options.output_fd;
   const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -91,9 +94,9 @@ absl::StatusOr<pid_t> Spawn(const SpawnOptions& options) {
     sigprocmask(SIG_UNBLOCK, &all, nullptr);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    if (log_fd >= 0) {
-      dup2(log_fd, STDOUT_FILENO);
-      dup2(log_fd, STDERR_FILENO);
+    if (output_fd >= 0) {
+      dup2(output_fd, STDOUT_FILENO);
+      dup2(output_fd, STDERR_FILENO);
     }
     execve(argv_ptrs[0], argv_ptrs.data(), env_ptrs.data());
     _exit(127);
@@ -127,6 +130,60 @@ std::optional<ExitInfo> TerminateProcess(pid_t pid, absl::Duration grace) {
   if (auto info = WaitForExit(pid, grace)) return info;
   kill(pid, SIGKILL);
   return WaitForExit(pid, absl::Seconds(10));
+}
+
+absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                         absl::Duration timeout) {
+  constexpr size_t kMaxOutput = 64 * 1024;
+  const absl::Time deadline = absl::Now() + timeout;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(
+        absl::StrCat("pipe failed: ", std::strerror(errno)));
+  }
+  SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.output_fd = fds[1];
+  absl::StatusOr<pid_t> pid = Spawn(spawn);
+  close(fds[1]);  // the child holds the only write end: EOF when it exits
+  if (!pid.ok()) {
+    close(fds[0]);
+    return pid.status();
+  }
+  CommandResult result;
+  bool timed_out = false;
+  char buf[4096];
+  while (true) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      timed_out = true;
+      break;
+    }
+    pollfd readable = {fds[0], POLLIN, 0};
+    const int ready = poll(&readable, 1,
+                           static_cast<int>(absl::ToInt64Milliseconds(
+                               absl::Ceil(left, absl::Milliseconds(1)))));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF (or a read error): the child is done writing
+    result.output.append(
+        buf, std::min(static_cast<size_t>(n),
+                      kMaxOutput - std::min(kMaxOutput, result.output.size())));
+  }
+  close(fds[0]);
+  if (!timed_out) {
+    std::optional<ExitInfo> exit = WaitForExit(
+        *pid, std::max(deadline - absl::Now(), absl::ZeroDuration()));
+    if (exit.has_value()) {
+      result.exit = *exit;
+      return result;
+    }
+  }
+  TerminateProcess(*pid, absl::Seconds(1));
+  return absl::DeadlineExceededError(
+      absl::StrCat("did not finish within ", absl::FormatDuration(timeout)));
 }
 
 std::string ExecutableDir() {

@@ -9,6 +9,14 @@
 
 namespace fabricpulse::worker {
 
+std::vector<std::string> BuiltInBackends() {
+#ifdef FABRICPULSE_HAVE_NCCL
+  return {"gloo", "nccl"};
+#else
+  return {"gloo"};
+#endif
+}
+
 absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
     const BackendChoice& choice) {
   if (choice.name == "gloo") {

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "daemon/backend/collective_backend.h"
@@ -17,6 +18,10 @@ struct BackendChoice {
   // Bound on a sweep's GPU buffers, as a fraction of free device memory.
   double mem_fraction = 0.3;
 };
+
+// The backends built into this binary, e.g. {"gloo", "nccl"}: what
+// `fabricpulse-worker --backends` prints (common::QueryWorkerBackends).
+std::vector<std::string> BuiltInBackends();
 
 // Errors: INVALID_ARGUMENT unknown backend; FAILED_PRECONDITION the backend
 // is not built in or has no device here.

@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/common/shutdown_signal.h"
+#include "daemon/common/worker_backends.h"
 #include "daemon/core/log.h"
 #include "daemon/worker/backend_factory.h"
 #include "daemon/worker/worker_service.h"
@@ -27,6 +29,16 @@ int main(int argc, char** argv) {
   common::BlockShutdownSignals();
   WorkerConfig config;
   CLI::App app{"fabricpulse-worker: one rank of a FabricPulse agent"};
+  // Runs before the required options are checked: the agent and the CLI
+  // ask this instead of linking NCCL themselves.
+  app.add_flag_callback(
+      common::kWorkerBackendsFlag,
+      [] {
+        std::printf("%s\n",
+                    absl::StrJoin(worker::BuiltInBackends(), " ").c_str());
+        throw CLI::Success();
+      },
+      "Print the backends built in (e.g. \"gloo nccl\") and exit");
   app.add_option("--socket", config.socket, "Unix socket path to serve on")
       ->required();
   app.add_option("--backend", config.backend.name, "gloo or nccl")->required();

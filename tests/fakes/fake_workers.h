@@ -178,6 +178,7 @@ class FakeLocalWorkers final : public agent::LocalWorkers {
     auto it = reasons_.find(i);
     return it == reasons_.end() ? "" : it->second;
   }
+  std::string BackendVersion() const override { return "fake 1.0"; }
   std::vector<v1::WorkerInfo> Snapshot() const override {
     std::vector<v1::WorkerInfo> out(workers_.size());
     for (size_t i = 0; i < out.size(); ++i) {

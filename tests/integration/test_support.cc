@@ -16,12 +16,17 @@ namespace fabricpulse::testing {
 std::string BinDir() { return FABRICPULSE_BIN_DIR; }
 
 CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
+  return RunBinary("fabricpulse", args, timeout_seconds);
+}
+
+CliResult RunBinary(const std::string& binary,
+                    const std::vector<std::string>& args, int timeout_seconds) {
   int out_pipe[2], err_pipe[2];
   CliResult result;
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     return result;
   }
-  std::vector<std::string> argv = {BinDir() + "/fabricpulse"};
+  std::vector<std::string> argv = {BinDir() + "/" + binary};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());
@@ -60,7 +65,7 @@ CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
   if (!info) {
     kill(pid, SIGKILL);
     info = common::WaitForExit(pid, absl::Seconds(5));
-    ADD_FAILURE() << "fabricpulse timed out: " << result.err;
+    ADD_FAILURE() << binary << " timed out: " << result.err;
   }
   result.exit_code =
       info ? (info->signal ? 128 + info->signal : info->exit_code) : -1;

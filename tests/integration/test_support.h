@@ -21,6 +21,11 @@ struct CliResult {
   std::string out;
   std::string err;
 };
+// Runs build/bin/`binary` with `args` in this process's environment;
+// bounded by `timeout_seconds`.
+CliResult RunBinary(const std::string& binary,
+                    const std::vector<std::string>& args,
+                    int timeout_seconds = 120);
 // Runs build/bin/fabricpulse with `args`; bounded by `timeout_seconds`.
 CliResult RunCli(const std::vector<std::string>& args,
                  int timeout_seconds = 120);

@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
-#include "tests/fakes/fake_gpu_process_lister.h"
+#include "tests/fakes/fake_nvml.h"
 #include "tests/unit/coordinator/metrics_test_util.h"
 
 namespace fabricpulse::agent {
@@ -27,8 +27,8 @@ class GpuBusyProbeTest : public ::testing::Test {
   // Builds the probe over `workers_` and the fake; pids in `local_pids`
   // exist in the agent's namespace.
   void Make(std::set<int64_t> local_pids) {
-    auto fake = std::make_unique<fakes::FakeGpuProcessLister>();
-    lister_ = fake.get();
+    auto fake = std::make_unique<fakes::FakeNvml>();
+    nvml_ = fake.get();
     GpuBusyProbeOptions options;
     options.workers = [this] { return workers_; };
     options.metrics = &metrics_;
@@ -55,22 +55,22 @@ class GpuBusyProbeTest : public ::testing::Test {
   prometheus::Registry registry_;
   AgentMetrics metrics_{registry_, "node-a"};
   std::vector<v1::WorkerInfo> workers_ = {Worker(0, 0, 100), Worker(1, 1, 101)};
-  fakes::FakeGpuProcessLister* lister_ = nullptr;
+  fakes::FakeNvml* nvml_ = nullptr;
   std::unique_ptr<GpuBusyProbe> probe_;
   int changes_ = 0;
 };
 
 TEST_F(GpuBusyProbeTest, OwnWorkersAreNotBusyOtherProcessIs) {
   Make({1, 100, 101, 4242});
-  lister_->SetPids(0, {100});
-  lister_->SetPids(1, {101});
+  nvml_->SetPids(0, {100});
+  nvml_->SetPids(1, {101});
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "0");
   EXPECT_EQ(Busy(1), "0");
   EXPECT_EQ(changes_, 0);
   EXPECT_FALSE(Annotated().workers(0).gpu_busy());
 
-  lister_->SetPids(1, {101, 4242});
+  nvml_->SetPids(1, {101, 4242});
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "0");
   EXPECT_EQ(Busy(1), "1");
@@ -83,7 +83,7 @@ TEST_F(GpuBusyProbeTest, OwnWorkersAreNotBusyOtherProcessIs) {
   probe_->PollOnce();  // unchanged: no new notification
   EXPECT_EQ(changes_, 1);
 
-  lister_->SetPids(1, {101});
+  nvml_->SetPids(1, {101});
   probe_->PollOnce();
   EXPECT_EQ(Busy(1), "0");
   EXPECT_EQ(changes_, 2);
@@ -93,8 +93,8 @@ TEST_F(GpuBusyProbeTest, OwnWorkersAreNotBusyOtherProcessIs) {
 TEST_F(GpuBusyProbeTest, ContainerHostPidsAreCountedNotMatched) {
   // No hostPID: NVML's pids (host namespace) do not exist here.
   Make({1, 100, 101});
-  lister_->SetPids(0, {812345});          // our worker's context
-  lister_->SetPids(1, {812346, 900001});  // ours + a training job
+  nvml_->SetPids(0, {812345});          // our worker's context
+  nvml_->SetPids(1, {812346, 900001});  // ours + a training job
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "0");
   EXPECT_EQ(Busy(1), "1");
@@ -104,8 +104,8 @@ TEST_F(GpuBusyProbeTest, ContainerHostPidsAreCountedNotMatched) {
 TEST_F(GpuBusyProbeTest, BeforeOurFirstSweepAnOtherProcessIsSeenByPid) {
   // Same pid namespace, our worker has no CUDA context yet.
   Make({1, 100, 101, 4242});
-  lister_->SetPids(0, {4242});
-  lister_->SetPids(1, {});
+  nvml_->SetPids(0, {4242});
+  nvml_->SetPids(1, {});
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "1");
   EXPECT_EQ(Busy(1), "0");
@@ -113,15 +113,15 @@ TEST_F(GpuBusyProbeTest, BeforeOurFirstSweepAnOtherProcessIsSeenByPid) {
 
 TEST_F(GpuBusyProbeTest, NvmlErrorCountsFreeAndRecovers) {
   Make({1, 100, 101, 4242});
-  lister_->SetPids(0, {100, 4242});
-  lister_->SetPids(1, {101});
+  nvml_->SetPids(0, {100, 4242});
+  nvml_->SetPids(1, {101});
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "1");
-  lister_->SetError(0, absl::UnavailableError("GPU is lost"));
+  nvml_->SetError(0, absl::UnavailableError("GPU is lost"));
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "0");
   EXPECT_FALSE(Annotated().workers(0).gpu_busy());
-  lister_->SetPids(0, {100, 4242});
+  nvml_->SetPids(0, {100, 4242});
   probe_->PollOnce();
   EXPECT_EQ(Busy(0), "1");
 }

@@ -1,5 +1,5 @@
-// A GpuProcessLister for tests of the busy-GPU probe: the compute pids of
-// each GPU are whatever the test sets, and a GPU can be made to fail.
+// An Nvml for unit tests: the device count and the compute pids of each GPU
+// are whatever the test sets, and each can be made to fail.
 #pragma once
 
 #include <map>
@@ -8,13 +8,18 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "daemon/agent/nvml_library.h"
+#include "daemon/nvml/nvml_library.h"
 
 namespace fabricpulse::fakes {
 
 // Thread-safe.
-class FakeGpuProcessLister : public agent::GpuProcessLister {
+class FakeNvml : public nvml::Nvml {
  public:
+  // The count DeviceCount() answers (default 0), or its error.
+  void SetDeviceCount(absl::StatusOr<int> count) {
+    absl::MutexLock lock(&mu_);
+    count_ = std::move(count);
+  }
   void SetPids(int gpu, std::vector<int64_t> pids) {
     absl::MutexLock lock(&mu_);
     pids_[gpu] = std::move(pids);
@@ -23,6 +28,11 @@ class FakeGpuProcessLister : public agent::GpuProcessLister {
   void SetError(int gpu, absl::Status error) {
     absl::MutexLock lock(&mu_);
     errors_[gpu] = std::move(error);
+  }
+
+  absl::StatusOr<int> DeviceCount() override {
+    absl::MutexLock lock(&mu_);
+    return count_;
   }
 
   absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
@@ -38,6 +48,7 @@ class FakeGpuProcessLister : public agent::GpuProcessLister {
 
  private:
   absl::Mutex mu_;
+  absl::StatusOr<int> count_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int, std::vector<int64_t>> pids_ ABSL_GUARDED_BY(mu_);
   std::map<int, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
 };

@@ -1,4 +1,4 @@
-#include "daemon/agent/nvml_library.h"
+#include "daemon/nvml/nvml_library.h"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace fabricpulse::agent {
+namespace fabricpulse::nvml {
 namespace {
 
 // The few NVML declarations this file needs, from NVIDIA's nvml.h (NVML API
@@ -34,6 +34,7 @@ struct NvmlProcessInfo {
 using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
 using ErrorStringFn = const char* (*)(NvmlReturn);
+using CountFn = NvmlReturn (*)(unsigned int*);
 using HandleByIndexFn = NvmlReturn (*)(unsigned int, NvmlDevice*);
 using ComputeProcessesFn = NvmlReturn (*)(NvmlDevice, unsigned int*,
                                           NvmlProcessInfo*);
@@ -43,29 +44,49 @@ using ComputeProcessesFn = NvmlReturn (*)(NvmlDevice, unsigned int*,
 constexpr int kAttempts = 4;
 constexpr unsigned int kHeadroom = 8;
 
-class NvmlLibrary final : public GpuProcessLister {
+// The entry points, resolved once; `processes` may be null (a driver
+// without them: ComputePids answers UNAVAILABLE).
+struct Entries {
+  ShutdownFn shutdown = nullptr;
+  ErrorStringFn error_string = nullptr;
+  CountFn count = nullptr;
+  HandleByIndexFn handle_by_index = nullptr;
+  ComputeProcessesFn processes = nullptr;
+};
+
+class NvmlLibrary final : public Nvml {
  public:
-  NvmlLibrary(void* handle, ShutdownFn shutdown, ErrorStringFn error_string,
-              HandleByIndexFn handle_by_index, ComputeProcessesFn processes)
-      : handle_(handle),
-        shutdown_(shutdown),
-        error_string_(error_string),
-        handle_by_index_(handle_by_index),
-        processes_(processes) {}
+  NvmlLibrary(void* handle, Entries entries)
+      : handle_(handle), entries_(entries) {}
 
   ~NvmlLibrary() override {
-    shutdown_();
+    entries_.shutdown();
     dlclose(handle_);
   }
 
+  absl::StatusOr<int> DeviceCount() override {
+    unsigned int count = 0;
+    const NvmlReturn r = entries_.count(&count);
+    if (r != kNvmlSuccess) {
+      return absl::UnavailableError(
+          absl::StrCat("nvmlDeviceGetCount_v2: ", ErrorString(r)));
+    }
+    return static_cast<int>(count);
+  }
+
   absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
+    if (entries_.processes == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses_v3 "
+          "and _v2 (driver too old?)");
+    }
     if (nvml_index < 0) {
       return absl::NotFoundError(
           absl::StrCat("GPU ", nvml_index, ": not an NVML index"));
     }
     NvmlDevice device = nullptr;
-    NvmlReturn r =
-        handle_by_index_(static_cast<unsigned int>(nvml_index), &device);
+    NvmlReturn r = entries_.handle_by_index(
+        static_cast<unsigned int>(nvml_index), &device);
     if (r != kNvmlSuccess) {
       const std::string message = absl::StrCat(
           "nvmlDeviceGetHandleByIndex(", nvml_index, "): ", ErrorString(r));
@@ -79,7 +100,8 @@ class NvmlLibrary final : public GpuProcessLister {
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       infos.resize(count);
       unsigned int capacity = count;
-      r = processes_(device, &capacity, infos.empty() ? nullptr : infos.data());
+      r = entries_.processes(device, &capacity,
+                             infos.empty() ? nullptr : infos.data());
       if (r == kNvmlSuccess) {
         infos.resize(capacity);
         std::vector<int64_t> pids;
@@ -97,15 +119,12 @@ class NvmlLibrary final : public GpuProcessLister {
 
  private:
   std::string ErrorString(NvmlReturn r) const {
-    const char* s = error_string_(r);
+    const char* s = entries_.error_string(r);
     return absl::StrCat(s != nullptr ? s : "unknown error", " (", r, ")");
   }
 
   void* const handle_;
-  const ShutdownFn shutdown_;
-  const ErrorStringFn error_string_;
-  const HandleByIndexFn handle_by_index_;
-  const ComputeProcessesFn processes_;
+  const Entries entries_;
 };
 
 template <typename Fn>
@@ -115,7 +134,7 @@ Fn Symbol(void* handle, const char* name) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GpuProcessLister>> OpenNvml() {
+absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml() {
   void* handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
@@ -124,34 +143,36 @@ absl::StatusOr<std::unique_ptr<GpuProcessLister>> OpenNvml() {
                      why != nullptr ? why : "dlopen failed"));
   }
   auto init = Symbol<InitFn>(handle, "nvmlInit_v2");
-  auto shutdown = Symbol<ShutdownFn>(handle, "nvmlShutdown");
-  auto error_string = Symbol<ErrorStringFn>(handle, "nvmlErrorString");
-  auto handle_by_index =
+  Entries entries;
+  entries.shutdown = Symbol<ShutdownFn>(handle, "nvmlShutdown");
+  entries.error_string = Symbol<ErrorStringFn>(handle, "nvmlErrorString");
+  entries.count = Symbol<CountFn>(handle, "nvmlDeviceGetCount_v2");
+  entries.handle_by_index =
       Symbol<HandleByIndexFn>(handle, "nvmlDeviceGetHandleByIndex_v2");
-  auto processes = Symbol<ComputeProcessesFn>(
+  entries.processes = Symbol<ComputeProcessesFn>(
       handle, "nvmlDeviceGetComputeRunningProcesses_v3");
-  if (processes == nullptr) {  // drivers before the v3 entry point
-    processes = Symbol<ComputeProcessesFn>(
+  if (entries.processes == nullptr) {  // drivers before the v3 entry point
+    entries.processes = Symbol<ComputeProcessesFn>(
         handle, "nvmlDeviceGetComputeRunningProcesses_v2");
   }
-  if (init == nullptr || shutdown == nullptr || error_string == nullptr ||
-      handle_by_index == nullptr || processes == nullptr) {
+  if (init == nullptr || entries.shutdown == nullptr ||
+      entries.error_string == nullptr || entries.count == nullptr ||
+      entries.handle_by_index == nullptr) {
     dlclose(handle);
     return absl::UnavailableError(
         "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlShutdown, nvmlErrorString, "
-        "nvmlDeviceGetHandleByIndex_v2 or "
-        "nvmlDeviceGetComputeRunningProcesses_v3/_v2 (driver too old?)");
+        "nvmlDeviceGetCount_v2 or nvmlDeviceGetHandleByIndex_v2 (driver too "
+        "old?)");
   }
   const NvmlReturn r = init();
   if (r != kNvmlSuccess) {
-    const char* s = error_string(r);
+    const char* s = entries.error_string(r);
     const std::string message = absl::StrCat(
         "nvmlInit_v2: ", s != nullptr ? s : "unknown error", " (", r, ")");
     dlclose(handle);
     return absl::UnavailableError(message);
   }
-  return std::unique_ptr<GpuProcessLister>(new NvmlLibrary(
-      handle, shutdown, error_string, handle_by_index, processes));
+  return std::unique_ptr<Nvml>(new NvmlLibrary(handle, entries));
 }
 
-}  // namespace fabricpulse::agent
+}  // namespace fabricpulse::nvml

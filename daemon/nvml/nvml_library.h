@@ -1,0 +1,42 @@
+// NVML, loaded at run time: how the agent and the CLI learn about this
+// machine's GPUs without linking CUDA, NCCL or libnvidia-ml (a CPU node, a
+// Gloo agent or CI has none of them). Only the worker's NCCL backend uses
+// CUDA. Nothing here changes a GPU setting.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace fabricpulse::nvml {
+
+// The NVML queries FabricPulse makes: the seam between its users (GPU
+// counting, the agent's busy-GPU probe) and the driver; a fake in unit
+// tests. GPUs are named by NVML index: nvidia-smi's order (PCI bus order),
+// which CUDA_VISIBLE_DEVICES does not renumber.
+class Nvml {
+ public:
+  virtual ~Nvml() = default;
+
+  // Number of GPUs NVML sees (nvmlDeviceGetCount_v2), all of them whatever
+  // CUDA_VISIBLE_DEVICES says (see visible_gpus.h for CUDA's count).
+  // Errors: UNAVAILABLE NVML's error (named). Thread-safe.
+  virtual absl::StatusOr<int> DeviceCount() = 0;
+
+  // Pids of the processes with a compute context on the GPU with NVML index
+  // `nvml_index`. The pids are in the host's pid namespace. Errors:
+  // NOT_FOUND no such GPU; UNAVAILABLE any other NVML error (named), or the
+  // driver lacks the call. Thread-safe.
+  virtual absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) = 0;
+};
+
+// Loads libnvidia-ml.so.1 (dlopen) and initializes NVML; the returned object
+// shuts NVML down and unloads it when destroyed. Errors: NOT_FOUND the
+// library is not installed (no NVIDIA driver: expected on CPU nodes);
+// UNAVAILABLE it lacks an entry point this code needs, or nvmlInit failed
+// (e.g. the driver is not loaded), with NVML's message.
+absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml();
+
+}  // namespace fabricpulse::nvml
