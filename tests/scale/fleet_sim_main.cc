@@ -1,0 +1,215 @@
+// fleet_sim: many simulated FabricPulse agents in one process, each
+// speaking the real agent protocol to a real coordinator, for scale tests
+// of the coordinator. A test tool: it is built under tests/ only and never
+// part of a deployment.
+//
+//   fleet_sim --coordinator 127.0.0.1:PORT --agents 256 --first-index 0
+//             [--ranks R] [--link-gbps G] [--link-latency-us U] [--pace]
+//             [--slow-node NAME:FACTOR]... [--dead-node NAME]...
+//             [--hang-node NAME]... [--port-file F]
+//
+// Exit codes: 0 after SIGTERM/SIGINT, 1 when the agents did not all
+// register within --register-timeout or could not listen, 2 bad flags.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "daemon/common/address.h"
+#include "daemon/common/shutdown_signal.h"
+#include "daemon/core/log.h"
+#include "tests/scale/fault_plan.h"
+#include "tests/scale/heartbeat_driver.h"
+#include "tests/scale/link_model.h"
+#include "tests/scale/sim_agent.h"
+
+namespace fabricpulse::scale {
+namespace {
+
+struct FleetFlags {
+  std::string coordinator;
+  int agents = 1;
+  int first_index = 0;
+  int ranks = 1;
+  double link_gbps = 100;
+  double link_latency_us = 5;
+  bool pace = false;
+  std::vector<std::string> slow_nodes;
+  std::vector<std::string> dead_nodes;
+  std::vector<std::string> hang_nodes;
+  std::string port_file;
+  int max_in_flight = 64;
+  double register_timeout_s = 60;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "fleet_sim: %s\n", message.c_str());
+  return 2;
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+// "ready=N", "first=NAME", "last=NAME", "seconds=S" (from the agents'
+// start until all were registered), written whole (temporary file, then
+// rename) so a reader never sees half of it.
+absl::Status WriteReadyFile(const std::string& path, int agents,
+                            const std::string& first, const std::string& last,
+                            absl::Duration took) {
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << "ready=" << agents << "\nfirst=" << first << "\nlast=" << last
+        << "\nseconds=" << absl::StrFormat("%.3f", absl::ToDoubleSeconds(took))
+        << "\n";
+    out.flush();
+    if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot rename ", tmp));
+  }
+  return absl::OkStatus();
+}
+
+int Run(const FleetFlags& flags) {
+  auto coordinator = common::ParseHostPort(flags.coordinator, "--coordinator");
+  if (!coordinator.ok())
+    return Fail(std::string(coordinator.status().message()));
+  if (!IsLoopback(coordinator->host)) {
+    return Fail(absl::StrCat("--coordinator: '", flags.coordinator,
+                             "' is not a loopback address; the simulator "
+                             "only runs on 127.0.0.1"));
+  }
+  if (flags.agents < 1 || flags.first_index < 0 || flags.ranks < 1) {
+    return Fail("--agents and --ranks must be >= 1, --first-index >= 0");
+  }
+  LinkModel link;
+  link.link_gbps = flags.link_gbps;
+  link.latency_us = flags.link_latency_us;
+  if (absl::Status valid = ValidateLinkModel(link); !valid.ok()) {
+    return Fail(std::string(valid.message()));
+  }
+  auto faults =
+      FaultPlan::Parse(flags.slow_nodes, flags.dead_nodes, flags.hang_nodes);
+  if (!faults.ok()) return Fail(std::string(faults.status().message()));
+
+  std::vector<std::unique_ptr<SimAgent>> agents;
+  std::vector<SimAgent*> pointers;
+  for (int i = 0; i < flags.agents; ++i) {
+    SimAgentConfig config;
+    config.node_name = SimNodeName(flags.first_index + i);
+    config.ranks = flags.ranks;
+    config.fault = faults->For(config.node_name);
+    config.link = link;
+    config.pace = flags.pace;
+    agents.push_back(std::make_unique<SimAgent>(config));
+    if (absl::Status started = agents.back()->Start(); !started.ok()) {
+      FP_LOG_ERROR(std::string(started.message()));
+      return 1;
+    }
+    pointers.push_back(agents.back().get());
+  }
+  HeartbeatDriver driver(flags.coordinator, pointers, flags.max_in_flight);
+  const absl::Time registering = absl::Now();
+  driver.Start();
+  const std::string first = agents.front()->node_name();
+  const std::string last = agents.back()->node_name();
+
+  // Writes the ready file once all are registered, or ends the process
+  // (exit 1) when they do not register in time.
+  bool registered_in_time = true;
+  std::atomic<bool> shutting_down{false};
+  std::thread notifier([&] {
+    if (!driver.WaitAllRegistered(absl::Seconds(flags.register_timeout_s))) {
+      if (!shutting_down) {
+        registered_in_time = false;
+        FP_LOG_ERROR(absl::StrCat(driver.registered(), " of ", flags.agents,
+                                  " agents registered within ",
+                                  flags.register_timeout_s, " s"));
+        kill(getpid(), SIGTERM);
+      }
+      return;
+    }
+    FP_LOG_INFO(absl::StrCat(flags.agents, " agents (", first, "..", last,
+                             ") registered with ", flags.coordinator));
+    if (!flags.port_file.empty()) {
+      absl::Status written =
+          WriteReadyFile(flags.port_file, flags.agents, first, last,
+                         absl::Now() - registering);
+      if (!written.ok()) FP_LOG_ERROR(std::string(written.message()));
+    }
+  });
+  const int sig = common::WaitForShutdownSignal();
+  shutting_down = true;
+  FP_LOG_INFO(absl::StrCat("signal ", sig, ": stopping ", flags.agents,
+                           " agents (", driver.answered(),
+                           " coordinator exchanges answered, ", driver.failed(),
+                           " failed)"));
+  driver.Stop();
+  notifier.join();
+  for (auto& agent : agents) agent->Shutdown();
+  return registered_in_time ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace fabricpulse::scale
+
+int main(int argc, char** argv) {
+  fabricpulse::common::BlockShutdownSignals();
+  fabricpulse::scale::FleetFlags flags;
+  CLI::App app{
+      "fleet_sim: simulated FabricPulse agents for coordinator scale tests "
+      "(a test tool)"};
+  app.add_option("--coordinator", flags.coordinator,
+                 "Coordinator HOST:PORT (loopback only)")
+      ->required();
+  app.add_option("--agents", flags.agents, "Simulated agents in this process")
+      ->capture_default_str();
+  app.add_option("--first-index", flags.first_index,
+                 "Index of the first agent: nodes sim-<K>..sim-<K+N-1>")
+      ->capture_default_str();
+  app.add_option("--ranks", flags.ranks, "Workers (ranks) per agent")
+      ->capture_default_str();
+  app.add_option("--link-gbps", flags.link_gbps,
+                 "Simulated per-link bandwidth, Gbit/s")
+      ->capture_default_str();
+  app.add_option("--link-latency-us", flags.link_latency_us,
+                 "Simulated per-hop latency, microseconds")
+      ->capture_default_str();
+  app.add_flag("--pace", flags.pace,
+               "Wait the modeled time before each step's results (default: "
+               "report at once)");
+  app.add_option("--slow-node", flags.slow_nodes,
+                 "NAME:FACTOR: that node's ranks report FACTOR x the time");
+  app.add_option("--dead-node", flags.dead_nodes,
+                 "NAME: that node's sweeps fail UNAVAILABLE at once");
+  app.add_option("--hang-node", flags.hang_nodes,
+                 "NAME: that node's sweeps hang after comm_ready until "
+                 "aborted");
+  app.add_option("--port-file", flags.port_file,
+                 "Write ready=N, first=, last=, seconds= here once all agents "
+                 "are registered");
+  app.add_option("--max-in-flight", flags.max_in_flight,
+                 "Most concurrent register/heartbeat calls")
+      ->capture_default_str();
+  app.add_option("--register-timeout", flags.register_timeout_s,
+                 "Seconds for all agents to register before giving up")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  fabricpulse::core::SetLogTag(
+      absl::StrCat("fleet-sim ", flags.first_index, "+", flags.agents));
+  return fabricpulse::scale::Run(flags);
+}
