@@ -102,6 +102,10 @@ bool Registration::HeartbeatOnce() {
   if (answer.ok()) {
     contact_->HeartbeatAnswered(sent, answer->membership_epoch(),
                                 answer->sweep_id());
+    if (answer->heartbeat_interval_seconds() > 0) {
+      absl::MutexLock lock(&mu_);
+      interval_ = absl::Seconds(answer->heartbeat_interval_seconds());
+    }
   }
   return true;
 }

@@ -20,9 +20,10 @@ grpc::Status CoordinatorServiceImpl::Register(
   if (!registered.ok()) return common::ToGrpcStatus(registered.status());
   response->set_agent_id(registered->agent_id);
   response->set_membership_epoch(registered->epoch);
+  // The agents gauge is refreshed by the coordinator's housekeeping: doing
+  // it here made registering N agents cost O(N^2).
   response->set_heartbeat_interval_seconds(
-      absl::ToDoubleSeconds(orchestrator_->timeouts().heartbeat_interval));
-  orchestrator_->UpdateAgentMetrics();
+      absl::ToDoubleSeconds(orchestrator_->membership().HeartbeatInterval()));
   return grpc::Status::OK;
 }
 
@@ -36,6 +37,8 @@ grpc::Status CoordinatorServiceImpl::Heartbeat(
   if (!answer.ok()) return common::ToGrpcStatus(answer.status());
   response->set_membership_epoch(answer->epoch);
   response->set_sweep_id(answer->sweep_id);
+  response->set_heartbeat_interval_seconds(
+      absl::ToDoubleSeconds(orchestrator_->membership().HeartbeatInterval()));
   return grpc::Status::OK;
 }
 

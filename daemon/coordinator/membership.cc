@@ -20,6 +20,7 @@ absl::StatusOr<Membership::Registered> Membership::Register(
   absl::MutexLock lock(&mu_);
   Record& record = by_node_[info.node_name()];
   const std::string busy = record.busy_with;
+  node_by_id_.erase(record.agent_id);
   record = Record();
   record.busy_with = busy;
   // Ids are unique across coordinator restarts, so an agent that still
@@ -27,6 +28,7 @@ absl::StatusOr<Membership::Registered> Membership::Register(
   static std::random_device rd;
   record.agent_id = absl::StrCat(info.node_name(), "-", ++next_id_, "-",
                                  absl::Hex(rd(), absl::kZeroPad8));
+  node_by_id_[record.agent_id] = info.node_name();
   record.info = info;
   record.last_heartbeat = clock_->Now();
   ++epoch_;
@@ -38,8 +40,10 @@ absl::StatusOr<Membership::Registered> Membership::Register(
 absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
     const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers) {
   absl::MutexLock lock(&mu_);
-  for (auto& [node, record] : by_node_) {
-    if (record.agent_id != agent_id) continue;
+  auto id = node_by_id_.find(agent_id);
+  if (id != node_by_id_.end()) {
+    const std::string& node = id->second;
+    Record& record = by_node_[node];
     record.last_heartbeat = clock_->Now();
     record.info.clear_workers();
     for (const v1::WorkerInfo& w : workers) *record.info.add_workers() = w;
@@ -57,8 +61,10 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
 
 void Membership::UpdateLeases() {
   const absl::Time now = clock_->Now();
+  const absl::Duration lease =
+      timeouts_.Lease(static_cast<int>(by_node_.size()));
   for (auto& [node, record] : by_node_) {
-    if (!record.lost && now - record.last_heartbeat > lease_) {
+    if (!record.lost && now - record.last_heartbeat > lease) {
       record.lost = true;
       ++epoch_;
       FP_LOG_WARNING(
@@ -88,6 +94,27 @@ uint64_t Membership::epoch() {
   absl::MutexLock lock(&mu_);
   UpdateLeases();
   return epoch_;
+}
+
+int Membership::size() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(by_node_.size());
+}
+
+absl::Duration Membership::HeartbeatInterval() {
+  return timeouts_.HeartbeatInterval(size());
+}
+
+absl::Duration Membership::Lease() { return timeouts_.Lease(size()); }
+
+Membership::Counts Membership::CountByState() {
+  absl::MutexLock lock(&mu_);
+  UpdateLeases();
+  Counts counts;
+  for (const auto& [node, record] : by_node_) {
+    (record.lost ? counts.lost : counts.alive)++;
+  }
+  return counts;
 }
 
 absl::StatusOr<std::vector<v1::AgentInfo>> Membership::Select(

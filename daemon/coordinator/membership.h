@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/core/clock.h"
+#include "daemon/core/timeout_budget.h"
 #include "fabricpulse/v1/types.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -18,11 +19,12 @@ namespace fabricpulse::coordinator {
 // Thread-safe.
 class Membership {
  public:
-  // An agent whose last heartbeat is older than `lease` on `clock` is lost.
-  // `clock` outlives the membership.
-  explicit Membership(absl::Duration lease,
+  // An agent whose last heartbeat is older than the budget's lease for the
+  // fleet's size (TimeoutBudget::Lease), on `clock`, is lost. `clock`
+  // outlives the membership.
+  explicit Membership(const core::TimeoutBudget& timeouts,
                       core::Clock* clock = core::RealClock::Get())
-      : lease_(lease), clock_(clock) {}
+      : timeouts_(timeouts), clock_(clock) {}
 
   struct Registered {
     std::string agent_id;
@@ -41,6 +43,17 @@ class Membership {
   // Every agent, sorted by node name, with state and heartbeat age.
   std::vector<v1::AgentInfo> List();
   uint64_t epoch();
+  // Registered agents, lost ones included.
+  int size();
+  // The heartbeat interval and lease for the fleet as it is now.
+  absl::Duration HeartbeatInterval();
+  absl::Duration Lease();
+  // Agents by state.
+  struct Counts {
+    int alive = 0;
+    int lost = 0;
+  };
+  Counts CountByState();
 
   // The agents of a sweep: `nodes` (all live agents when empty), sorted by
   // node name. Errors: INVALID_ARGUMENT unknown node; UNAVAILABLE a named
@@ -64,10 +77,12 @@ class Membership {
   // Marks agents whose lease ran out as lost.
   void UpdateLeases() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const absl::Duration lease_;
+  const core::TimeoutBudget timeouts_;
   core::Clock* const clock_;
   absl::Mutex mu_;
   std::map<std::string, Record> by_node_ ABSL_GUARDED_BY(mu_);
+  // agent id -> node name, so that a heartbeat finds its agent at once.
+  std::map<std::string, std::string> node_by_id_ ABSL_GUARDED_BY(mu_);
   uint64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -21,7 +21,7 @@ SweepOrchestrator::SweepOrchestrator(core::CoordinatorConfig config,
       metrics_(metrics),
       clients_(clients),
       clock_(clock),
-      membership_(timeouts.lease, clock),
+      membership_(timeouts, clock),
       planner_(&config_, &membership_, &naming_, clients, clock, timeouts) {}
 
 void SweepOrchestrator::SetAdvertisedAddress(const std::string& address) {
@@ -35,11 +35,8 @@ uint64_t SweepOrchestrator::sweeps_started() {
 }
 
 void SweepOrchestrator::UpdateAgentMetrics() {
-  int alive = 0, lost = 0;
-  for (const v1::AgentInfo& info : membership_.List()) {
-    (info.state() == "lost" ? lost : alive)++;
-  }
-  metrics_->SetAgents(alive, lost);
+  const Membership::Counts counts = membership_.CountByState();
+  metrics_->SetAgents(counts.alive, counts.lost);
 }
 
 absl::StatusOr<std::vector<v1::AgentInfo>> SweepOrchestrator::PlanMembers(

@@ -109,7 +109,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   plan.spec = common::SpecToProto(spec);
   plan.agents = std::move(*agents);
   plan.coordinator_address = coordinator_address;
-  plan.lease = timeouts_.lease;
+  plan.lease = membership_->Lease();
   plan.op_timeout = spec.timeout;
   plan.iterations_per_step = spec.warmup_iters + spec.iters + 2;
   return plan;

@@ -4,6 +4,8 @@
 // before it is killed. The coordinator, agent and worker read them here.
 #pragma once
 
+#include <algorithm>
+
 #include "absl/time/time.h"
 
 namespace fabricpulse::core {
@@ -19,8 +21,26 @@ struct TimeoutBudget {
   absl::Duration worker_rpc = absl::Seconds(1);
   // A worker that has not returned this long after an abort is killed.
   absl::Duration kill_grace = absl::Seconds(2);
+  // The most heartbeats per second the coordinator asks for: a larger fleet
+  // heartbeats less often, so that an idle coordinator stays cheap.
+  int max_heartbeats_per_second = 100;
   // Longest server-side wait of one rendezvous KvGet.
   absl::Duration max_kv_wait = absl::Seconds(60);
+
+  // The heartbeat interval for a fleet of `agents`: `heartbeat_interval`
+  // up to max_heartbeats_per_second agents, then agents / that rate (1,024
+  // agents: 10.24 s).
+  absl::Duration HeartbeatInterval(int agents) const {
+    return std::max(
+        heartbeat_interval,
+        absl::Seconds(static_cast<double>(agents) / max_heartbeats_per_second));
+  }
+  // The lease for a fleet of `agents`: `lease`, or five of its heartbeat
+  // intervals when that is longer. It is how long the coordinator waits
+  // before it calls a silent agent lost, and the sweep lease it gives.
+  absl::Duration Lease(int agents) const {
+    return std::max(lease, 5 * HeartbeatInterval(agents));
+  }
 
   // The coordinator's call to an agent that in turn calls its workers in
   // parallel (Describe, Abort, GetFlightRecords): their bound and slack.

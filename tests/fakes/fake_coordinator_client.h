@@ -23,6 +23,11 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     absl::MutexLock lock(&mu_);
     known_id_.clear();
   }
+  // The heartbeat interval the answers ask for.
+  void SetInterval(double seconds) {
+    absl::MutexLock lock(&mu_);
+    interval_seconds_ = seconds;
+  }
   void SetSweep(std::string sweep_id) {
     absl::MutexLock lock(&mu_);
     sweep_id_ = std::move(sweep_id);
@@ -53,7 +58,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     v1::RegisterResponse response;
     response.set_agent_id(known_id_);
     response.set_membership_epoch(registers_);
-    response.set_heartbeat_interval_seconds(1);
+    response.set_heartbeat_interval_seconds(interval_seconds_);
     return response;
   }
 
@@ -68,6 +73,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     v1::HeartbeatResponse response;
     response.set_membership_epoch(registers_);
     response.set_sweep_id(sweep_id_);
+    response.set_heartbeat_interval_seconds(interval_seconds_);
     return response;
   }
 
@@ -78,6 +84,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
   std::string sweep_id_ ABSL_GUARDED_BY(mu_);
   int registers_ ABSL_GUARDED_BY(mu_) = 0;
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
+  double interval_seconds_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace fabricpulse::fakes

@@ -233,6 +233,12 @@ void HeartbeatDriver::HeartbeatDone(size_t i, const grpc::Status& status) {
     }
     answered_++;
     epoch = slot.heartbeat_response.membership_epoch();
+    // As real agents do: the interval grows with the fleet.
+    if (slot.heartbeat_response.heartbeat_interval_seconds() > 0) {
+      slot.interval =
+          absl::Seconds(slot.heartbeat_response.heartbeat_interval_seconds());
+      slot.due = now + slot.interval;
+    }
   }
   slot.agent->HeartbeatAnswered(epoch);
 }

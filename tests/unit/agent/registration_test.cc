@@ -73,6 +73,18 @@ TEST_F(RegistrationTest, RetriesWhileTheCoordinatorIsDown) {
   EXPECT_TRUE(registration_->registered());
 }
 
+TEST_F(RegistrationTest, HeartbeatsLessOftenWhenTheCoordinatorAsks) {
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  coordinator_->SetInterval(3);  // the fleet grew
+  Tick(absl::Seconds(1));        // this heartbeat carries the new interval
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(2));
+  Tick(absl::Seconds(2));
+  EXPECT_EQ(coordinator_->heartbeats(), 2);  // not yet: 3 s apart now
+  Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(3));
+}
+
 TEST_F(RegistrationTest, AnsweredHeartbeatsHoldTheSweepLease) {
   coordinator_->SetSweep("s1");
   const absl::Time arrived = clock_.Now();

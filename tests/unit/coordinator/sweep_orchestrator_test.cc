@@ -197,6 +197,17 @@ TEST_F(OrchestratorTest, RefusesALostNodeOnceItsLeaseRanOut) {
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
 }
 
+TEST_F(OrchestratorTest, ALargerFleetHeartbeatsLessOftenAndKeepsItsLease) {
+  for (int i = 0; i < 250; ++i) AddAgent(absl::StrCat("node-", i), 1);
+  coordinator::Membership& membership = orchestrator_->membership();
+  EXPECT_EQ(membership.HeartbeatInterval(), absl::Seconds(2.5));
+  EXPECT_EQ(membership.Lease(), absl::Seconds(12.5));
+  clock_.Advance(absl::Seconds(12));
+  EXPECT_EQ(membership.CountByState().lost, 0);
+  clock_.Advance(absl::Seconds(1));
+  EXPECT_EQ(membership.CountByState().lost, 250);
+}
+
 TEST_F(OrchestratorTest, DiagnosesARunningSweepFromItsMembers) {
   auto a = AddAgent("node-a", 2);
   a->SetSweepMode(SweepMode::kHang);

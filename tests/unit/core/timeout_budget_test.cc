@@ -27,5 +27,16 @@ TEST(TimeoutBudgetTest, FollowsItsInputs) {
   EXPECT_GT(budget.AgentRpc(), budget.worker_rpc);
 }
 
+// A larger fleet heartbeats less often, so that the coordinator takes at
+// most 100 heartbeats a second, and its lease stays five intervals.
+TEST(TimeoutBudgetTest, ScalesTheHeartbeatWithTheFleet) {
+  EXPECT_EQ(kTimeouts.HeartbeatInterval(1), absl::Seconds(1));
+  EXPECT_EQ(kTimeouts.HeartbeatInterval(100), absl::Seconds(1));
+  EXPECT_EQ(kTimeouts.HeartbeatInterval(250), absl::Seconds(2.5));
+  EXPECT_EQ(kTimeouts.HeartbeatInterval(1024), absl::Seconds(10.24));
+  EXPECT_EQ(kTimeouts.Lease(64), absl::Seconds(5));
+  EXPECT_EQ(kTimeouts.Lease(1024), absl::Seconds(51.2));
+}
+
 }  // namespace
 }  // namespace fabricpulse::core
