@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/address.h"
+#include "daemon/common/grpc_server.h"
 #include "daemon/common/port_file.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
@@ -81,16 +82,10 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
       s->orchestrator_.get(), &s->store_, s->history_.get());
 
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(s->service_.get());
-  s->server_ = builder.BuildAndStart();
-  if (!s->server_ || port == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("--listen: cannot listen on ", config.listen));
-  }
+  auto listening = common::StartGrpcServer(config.listen, s->service_.get());
+  if (!listening.ok()) return listening.status();
+  s->server_ = std::move(listening->server);
+  const int port = listening->port;
   s->grpc_address_ = common::JoinHostPort(listen->host, port);
   // With :0 the port is known only once bound; no agent can have called
   // before this, since nobody knew the port.

@@ -35,6 +35,7 @@ using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
 using ErrorStringFn = const char* (*)(NvmlReturn);
 using CountFn = NvmlReturn (*)(unsigned int*);
+using UuidFn = NvmlReturn (*)(NvmlDevice, char*, unsigned int);
 using HandleByIndexFn = NvmlReturn (*)(unsigned int, NvmlDevice*);
 using ComputeProcessesFn = NvmlReturn (*)(NvmlDevice, unsigned int*,
                                           NvmlProcessInfo*);
@@ -52,6 +53,7 @@ struct Entries {
   CountFn count = nullptr;
   HandleByIndexFn handle_by_index = nullptr;
   ComputeProcessesFn processes = nullptr;
+  UuidFn uuid = nullptr;  // optional
 };
 
 class NvmlLibrary final : public Nvml {
@@ -74,27 +76,32 @@ class NvmlLibrary final : public Nvml {
     return static_cast<int>(count);
   }
 
+  absl::StatusOr<std::string> DeviceUuid(int nvml_index) override {
+    if (entries_.uuid == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetUUID");
+    }
+    auto device = Handle(nvml_index);
+    if (!device.ok()) return device.status();
+    char uuid[96] = {};  // NVML_DEVICE_UUID_V2_BUFFER_SIZE is 96
+    const NvmlReturn r = entries_.uuid(*device, uuid, sizeof(uuid));
+    if (r != kNvmlSuccess) {
+      return absl::UnavailableError(absl::StrCat(
+          "nvmlDeviceGetUUID(", nvml_index, "): ", ErrorString(r)));
+    }
+    return std::string(uuid);
+  }
+
   absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
     if (entries_.processes == nullptr) {
       return absl::UnavailableError(
           "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses_v3 "
           "and _v2 (driver too old?)");
     }
-    if (nvml_index < 0) {
-      return absl::NotFoundError(
-          absl::StrCat("GPU ", nvml_index, ": not an NVML index"));
-    }
-    NvmlDevice device = nullptr;
-    NvmlReturn r = entries_.handle_by_index(
-        static_cast<unsigned int>(nvml_index), &device);
-    if (r != kNvmlSuccess) {
-      const std::string message = absl::StrCat(
-          "nvmlDeviceGetHandleByIndex(", nvml_index, "): ", ErrorString(r));
-      if (r == kNvmlErrorInvalidArgument || r == kNvmlErrorNotFound) {
-        return absl::NotFoundError(message);
-      }
-      return absl::UnavailableError(message);
-    }
+    auto handle = Handle(nvml_index);
+    if (!handle.ok()) return handle.status();
+    NvmlDevice device = *handle;
+    NvmlReturn r = kNvmlSuccess;
     std::vector<NvmlProcessInfo> infos;
     unsigned int count = 0;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -118,6 +125,26 @@ class NvmlLibrary final : public Nvml {
   }
 
  private:
+  // Errors: NOT_FOUND no such GPU; UNAVAILABLE NVML's other errors.
+  absl::StatusOr<NvmlDevice> Handle(int nvml_index) const {
+    if (nvml_index < 0) {
+      return absl::NotFoundError(
+          absl::StrCat("GPU ", nvml_index, ": not an NVML index"));
+    }
+    NvmlDevice device = nullptr;
+    const NvmlReturn r = entries_.handle_by_index(
+        static_cast<unsigned int>(nvml_index), &device);
+    if (r != kNvmlSuccess) {
+      const std::string message = absl::StrCat(
+          "nvmlDeviceGetHandleByIndex(", nvml_index, "): ", ErrorString(r));
+      if (r == kNvmlErrorInvalidArgument || r == kNvmlErrorNotFound) {
+        return absl::NotFoundError(message);
+      }
+      return absl::UnavailableError(message);
+    }
+    return device;
+  }
+
   std::string ErrorString(NvmlReturn r) const {
     const char* s = entries_.error_string(r);
     return absl::StrCat(s != nullptr ? s : "unknown error", " (", r, ")");
@@ -151,6 +178,7 @@ absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml() {
       Symbol<HandleByIndexFn>(handle, "nvmlDeviceGetHandleByIndex_v2");
   entries.processes = Symbol<ComputeProcessesFn>(
       handle, "nvmlDeviceGetComputeRunningProcesses_v3");
+  entries.uuid = Symbol<UuidFn>(handle, "nvmlDeviceGetUUID");
   if (entries.processes == nullptr) {  // drivers before the v3 entry point
     entries.processes = Symbol<ComputeProcessesFn>(
         handle, "nvmlDeviceGetComputeRunningProcesses_v2");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,6 +31,11 @@ class Nvml {
   // NOT_FOUND no such GPU; UNAVAILABLE any other NVML error (named), or the
   // driver lacks the call. Thread-safe.
   virtual absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) = 0;
+
+  // The UUID of the GPU with NVML index `nvml_index` ("GPU-...", as
+  // nvidia-smi -L prints it). Errors: NOT_FOUND no such GPU; UNAVAILABLE
+  // any other NVML error, or the driver lacks the call. Thread-safe.
+  virtual absl::StatusOr<std::string> DeviceUuid(int nvml_index) = 0;
 };
 
 // Loads libnvidia-ml.so.1 (dlopen) and initializes NVML; the returned object

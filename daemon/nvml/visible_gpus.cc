@@ -19,23 +19,41 @@ bool IsUuid(absl::string_view entry) {
   return absl::StartsWith(entry, "GPU-") || absl::StartsWith(entry, "MIG-");
 }
 
-// An NVML index below `devices`, or nullopt.
+// The NVML index in `entry`'s leading digits, when below `devices`.
 std::optional<int> Index(absl::string_view entry, int devices) {
-  if (entry.empty() || !std::all_of(entry.begin(), entry.end(), [](char c) {
-        return absl::ascii_isdigit(c);
-      })) {
-    return std::nullopt;
+  size_t digits = 0;
+  while (digits < entry.size() && absl::ascii_isdigit(entry[digits])) {
+    ++digits;
   }
   int index = 0;
-  if (!absl::SimpleAtoi(entry, &index) || index >= devices) {
+  if (digits == 0 || !absl::SimpleAtoi(entry.substr(0, digits), &index) ||
+      index >= devices) {
     return std::nullopt;
   }
   return index;
 }
 
+// The one UUID of `uuids` that `entry` is a prefix of, or nullopt (none,
+// or more than one).
+std::optional<std::string> MatchUuid(absl::string_view entry,
+                                     const std::vector<std::string>& uuids) {
+  std::optional<std::string> match;
+  for (const std::string& uuid : uuids) {
+    if (!absl::StartsWith(uuid, entry)) continue;
+    if (match.has_value()) return std::nullopt;
+    match = uuid;
+  }
+  return match;
+}
+
 }  // namespace
 
 int CudaVisibleCount(int devices,
+                     const std::optional<std::string>& cuda_visible_devices) {
+  return CudaVisibleCount(devices, {}, cuda_visible_devices);
+}
+
+int CudaVisibleCount(int devices, const std::vector<std::string>& uuids,
                      const std::optional<std::string>& cuda_visible_devices) {
   devices = std::max(devices, 0);
   if (!cuda_visible_devices.has_value()) return devices;
@@ -44,14 +62,19 @@ int CudaVisibleCount(int devices,
   for (absl::string_view& entry : entries) {
     entry = absl::StripAsciiWhitespace(entry);
   }
-  const bool uuids = !entries.empty() && IsUuid(entries.front());
+  const bool uuids_listed = !entries.empty() && IsUuid(entries.front());
   std::set<std::string> seen;  // UUIDs, or indices in decimal
   int count = 0;
   for (absl::string_view entry : entries) {
     std::string key;
-    if (uuids) {
+    if (uuids_listed) {
       if (!IsUuid(entry)) break;
       key = std::string(entry);
+      if (!uuids.empty() && absl::StartsWith(entry, "GPU-")) {
+        std::optional<std::string> uuid = MatchUuid(entry, uuids);
+        if (!uuid.has_value()) break;  // no such GPU
+        key = *uuid;
+      }
     } else {
       const std::optional<int> index = Index(entry, devices);
       if (!index.has_value()) break;
@@ -75,7 +98,18 @@ int VisibleGpuCount(Nvml* nvml,
   if (nvml == nullptr) return 0;
   absl::StatusOr<int> devices = nvml->DeviceCount();
   if (!devices.ok()) return 0;
-  return CudaVisibleCount(*devices, cuda_visible_devices);
+  std::vector<std::string> uuids;
+  if (cuda_visible_devices.has_value()) {
+    for (int i = 0; i < *devices; ++i) {
+      absl::StatusOr<std::string> uuid = nvml->DeviceUuid(i);
+      if (!uuid.ok()) {  // not known: GPU- entries count unverified
+        uuids.clear();
+        break;
+      }
+      uuids.push_back(*uuid);
+    }
+  }
+  return CudaVisibleCount(*devices, uuids, cuda_visible_devices);
 }
 
 }  // namespace fabricpulse::nvml

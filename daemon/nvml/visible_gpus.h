@@ -8,11 +8,14 @@
 //    ignored. An empty value means no GPU.
 //  - Entries count in order up to the first invalid one; the entries after
 //    it are ignored (CUDA: "0,2,-1,1" shows GPUs 0 and 2).
-//  - An index entry is a decimal NVML index below NVML's device count; one
-//    that is out of range, negative or not a number is invalid.
-//  - A UUID entry (`GPU-...` or `MIG-...`, as nvidia-smi -L prints them,
-//    or their prefixes) counts as one GPU. UUIDs are not looked up: an
-//    unknown one still counts. The count never exceeds NVML's.
+//  - An index entry is read from its leading decimal digits ("0x" is 0, as
+//    CUDA reads it on an H200 with driver 580); one that is out of range,
+//    negative or does not start with a digit is invalid.
+//  - A `GPU-...` entry (as nvidia-smi -L prints it, or a prefix of it) is
+//    valid when it is the prefix of exactly one GPU's UUID as NVML reports
+//    them; when the UUIDs are not known (NVML lacks the call), it counts
+//    unverified. A `MIG-...` entry counts unverified (MIG devices are not
+//    looked up). The count never exceeds NVML's.
 //  - The list is either all indices or all UUIDs: an entry of the other
 //    kind is invalid.
 //  - A repeated entry makes CUDA see no GPU at all: the count is 0.
@@ -21,13 +24,18 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "daemon/nvml/nvml_library.h"
 
 namespace fabricpulse::nvml {
 
-// CUDA's device count given NVML's `devices` and CUDA_VISIBLE_DEVICES'
-// value (nullopt: unset), by the rules above.
+// CUDA's device count given NVML's `devices`, their UUIDs by NVML index
+// (`uuids`; empty: not known) and CUDA_VISIBLE_DEVICES' value (nullopt:
+// unset), by the rules above.
+int CudaVisibleCount(int devices, const std::vector<std::string>& uuids,
+                     const std::optional<std::string>& cuda_visible_devices);
+// The same with the UUIDs not known.
 int CudaVisibleCount(int devices,
                      const std::optional<std::string>& cuda_visible_devices);
 

@@ -1,10 +1,6 @@
 // fabricpulse-worker: one rank, started and supervised by its agent.
-#include <grpcpp/grpcpp.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,22 +8,12 @@
 #include "daemon/common/worker_backends.h"
 #include "daemon/core/log.h"
 #include "daemon/worker/backend_factory.h"
-#include "daemon/worker/worker_service.h"
-
-namespace {
-
-struct WorkerConfig {
-  std::string socket;
-  fabricpulse::worker::BackendChoice backend;
-  int local_index = 0;
-};
-
-}  // namespace
+#include "daemon/worker/worker_server.h"
 
 int main(int argc, char** argv) {
   using namespace fabricpulse;
   common::BlockShutdownSignals();
-  WorkerConfig config;
+  worker::WorkerConfig config;
   CLI::App app{"fabricpulse-worker: one rank of a FabricPulse agent"};
   // Runs before the required options are checked: the agent and the CLI
   // ask this instead of linking NCCL themselves.
@@ -53,30 +39,16 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   core::SetLogTag(absl::StrCat("worker ", config.local_index));
 
-  auto backend = worker::MakeBackend(config.backend);
-  if (!backend.ok()) {
+  auto server = worker::WorkerServer::Start(config);
+  if (!server.ok()) {
     std::fprintf(stderr, "fabricpulse-worker: %s\n",
-                 std::string(backend.status().message()).c_str());
-    return 2;
+                 std::string(server.status().message()).c_str());
+    // 1: the socket could not be served; 2: bad flags or backend.
+    return server.status().code() == absl::StatusCode::kUnavailable ? 1 : 2;
   }
-  worker::WorkerServiceImpl service(std::move(*backend));
-  unlink(config.socket.c_str());
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::StrCat("unix:", config.socket),
-                           grpc::InsecureServerCredentials());
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server) {
-    std::fprintf(stderr, "fabricpulse-worker: cannot listen on unix:%s\n",
-                 config.socket.c_str());
-    return 1;
-  }
-  FP_LOG_DEBUG(absl::StrCat("serving on unix:", config.socket));
   common::WaitForShutdownSignal();
   FP_LOG_DEBUG("shutting down");
   // Streams in flight get a bounded time to finish, then are cancelled.
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  unlink(config.socket.c_str());
-  FP_LOG_DEBUG("server stopped");
+  (*server)->Shutdown(absl::Seconds(2));
   return 0;
 }

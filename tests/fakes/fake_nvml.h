@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,6 +31,19 @@ class FakeNvml : public nvml::Nvml {
     errors_[gpu] = std::move(error);
   }
 
+  // The UUIDs DeviceUuid() answers, by NVML index (none: NOT_FOUND).
+  void SetUuids(std::vector<std::string> uuids) {
+    absl::MutexLock lock(&mu_);
+    uuids_ = std::move(uuids);
+  }
+  absl::StatusOr<std::string> DeviceUuid(int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    if (nvml_index < 0 || nvml_index >= static_cast<int>(uuids_.size())) {
+      return absl::NotFoundError(absl::StrCat("no GPU ", nvml_index));
+    }
+    return uuids_[nvml_index];
+  }
+
   absl::StatusOr<int> DeviceCount() override {
     absl::MutexLock lock(&mu_);
     return count_;
@@ -51,6 +65,7 @@ class FakeNvml : public nvml::Nvml {
   absl::StatusOr<int> count_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int, std::vector<int64_t>> pids_ ABSL_GUARDED_BY(mu_);
   std::map<int, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> uuids_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace fabricpulse::fakes

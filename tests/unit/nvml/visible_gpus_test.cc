@@ -32,7 +32,7 @@ TEST(CudaVisibleCountTest, StopsAtTheFirstInvalidEntry) {
   EXPECT_EQ(CudaVisibleCount(2, "0,7,1"), 1);  // 7 does not exist
   EXPECT_EQ(CudaVisibleCount(2, "7"), 0);
   EXPECT_EQ(CudaVisibleCount(2, "1,x"), 1);
-  EXPECT_EQ(CudaVisibleCount(2, "1x"), 0);
+  EXPECT_EQ(CudaVisibleCount(2, "x1"), 0);
   EXPECT_EQ(CudaVisibleCount(2, "0,,1"), 1);
   EXPECT_EQ(CudaVisibleCount(2, ",0"), 0);
   EXPECT_EQ(CudaVisibleCount(2, "99999999999999999999"), 0);
@@ -57,6 +57,30 @@ TEST(CudaVisibleCountTest, CountsUuidEntries) {
   EXPECT_EQ(CudaVisibleCount(0, "GPU-aa"), 0);
 }
 
+// As CUDA read CUDA_VISIBLE_DEVICES on an H200 (driver 580): an index is
+// its leading digits, and a GPU UUID must name a GPU there.
+TEST(CudaVisibleCountTest, ReadsLikeCudaOnAnH200) {
+  const std::vector<std::string> uuids = {
+      "GPU-cfa60c87-c516-b55b-33cc-572c0bbfb07d"};
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "0x"), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "00"), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "0,-1"), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "1"), 0);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "0,0"), 0);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, uuids[0]), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "GPU-cfa60c"), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "GPU-bogus"), 0);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, uuids[0] + ",GPU-bogus"), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, uuids[0] + "," + uuids[0]), 0);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, "0," + uuids[0]), 1);
+  EXPECT_EQ(CudaVisibleCount(1, uuids, uuids[0] + ",0"), 1);
+}
+
+TEST(CudaVisibleCountTest, AnAmbiguousUuidPrefixNamesNoGpu) {
+  EXPECT_EQ(CudaVisibleCount(2, {"GPU-aa11", "GPU-aa22"}, "GPU-aa"), 0);
+  EXPECT_EQ(CudaVisibleCount(2, {"GPU-aa11", "GPU-aa22"}, "GPU-aa2"), 1);
+}
+
 TEST(CudaVisibleCountTest, IndicesAndUuidsDoNotMix) {
   EXPECT_EQ(CudaVisibleCount(4, "GPU-aa,1"), 1);
   EXPECT_EQ(CudaVisibleCount(4, "0,GPU-aa"), 1);
@@ -75,6 +99,15 @@ TEST(VisibleGpuCountTest, NvmlCountNarrowedByCudaVisibleDevices) {
   EXPECT_EQ(VisibleGpuCount(&nvml, ""), 0);
   nvml.SetDeviceCount(0);
   EXPECT_EQ(VisibleGpuCount(&nvml, std::nullopt), 0);
+}
+
+TEST(VisibleGpuCountTest, LooksUpUuidsWhenNvmlHasThem) {
+  fakes::FakeNvml nvml;
+  nvml.SetDeviceCount(2);
+  EXPECT_EQ(VisibleGpuCount(&nvml, "GPU-bogus"), 1);  // UUIDs unknown
+  nvml.SetUuids({"GPU-0000", "GPU-1111"});
+  EXPECT_EQ(VisibleGpuCount(&nvml, "GPU-bogus"), 0);
+  EXPECT_EQ(VisibleGpuCount(&nvml, "GPU-1111,GPU-0"), 2);
 }
 
 TEST(VisibleGpuCountTest, NvmlErrorIsNoGpu) {

@@ -1,0 +1,23 @@
+// Starts a daemon's TCP gRPC server on its --listen address, the one way
+// the coordinator and the agent do it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+
+namespace fabricpulse::common {
+
+struct ListeningServer {
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;  // the port bound (the one picked when `listen` had :0)
+};
+
+// Serves `service` (which outlives the server) on `listen` (HOST:PORT).
+// Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad host).
+absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
+                                                grpc::Service* service);
+
+}  // namespace fabricpulse::common
