@@ -91,21 +91,22 @@ void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
   }
 }
 
-absl::Status SweepRunner::Run(const SweepSink& sink) {
-  const auto assignments = AssignRanks(plan_.agents);
-  v1::SweepEvent started;
-  started.mutable_started()->set_sweep_id(plan_.sweep_id);
-  started.mutable_started()->set_nranks(plan_.nranks);
-  started.mutable_started()->set_backend(plan_.backend);
-  started.mutable_started()->set_comm_id(plan_.comm_id);
-  *started.mutable_started()->mutable_spec() = plan_.spec;
-  started.mutable_started()->set_plan(plan_.plan_name);
-  started.mutable_started()->set_steps(static_cast<int>(plan_.steps.size()));
-  for (const v1::AgentInfo& a : plan_.agents) {
-    started.mutable_started()->add_nodes(a.node_name());
-  }
-  if (!sink(started)) return absl::CancelledError("client went away");
+v1::SweepEvent SweepRunner::StartedEvent() const {
+  v1::SweepEvent event;
+  v1::SweepStarted* started = event.mutable_started();
+  started->set_sweep_id(plan_.sweep_id);
+  started->set_nranks(plan_.nranks);
+  started->set_backend(plan_.backend);
+  started->set_comm_id(plan_.comm_id);
+  *started->mutable_spec() = plan_.spec;
+  started->set_plan(plan_.plan_name);
+  started->set_steps(static_cast<int>(plan_.steps.size()));
+  for (const v1::AgentInfo& a : plan_.agents) started->add_nodes(a.node_name());
+  return event;
+}
 
+void SweepRunner::StartStreams() {
+  const auto assignments = AssignRanks(plan_.agents);
   for (size_t i = 0; i < plan_.agents.size(); ++i) {
     v1::AgentSweepRequest req;
     req.set_sweep_id(plan_.sweep_id);
@@ -129,19 +130,59 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
     streams_.push_back(clients_->For(plan_.agents[i].address())
                            ->RunSweep(req, std::move(callbacks)));
   }
+}
 
+void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
+                        const SweepSink& sink, Progress& p) {
+  for (const AgentEvent& item : batch) {
+    const std::string& node = plan_.agents[item.agent].node_name();
+    if (item.done) {
+      p.agents_done++;
+      if (!item.status.ok() && p.outcome.ok()) {
+        p.outcome = absl::Status(
+            item.status.code(),
+            absl::StrCat("node ", node, ": ", item.status.message()));
+      }
+    } else if (item.event.has_comm_ready()) {
+      p.ready++;
+      p.all_reused = p.all_reused && item.event.comm_ready().reused();
+      p.max_init = std::max(p.max_init, item.event.comm_ready().init_seconds());
+      if (p.ready == plan_.nranks) {
+        v1::SweepEvent event;
+        event.mutable_comm_ready()->set_reused(p.all_reused);
+        event.mutable_comm_ready()->set_init_seconds(p.max_init);
+        if (!sink(event)) p.outcome = absl::CancelledError("client went away");
+      }
+    } else if (item.event.has_step()) {
+      const int index = item.event.step().step_index();
+      if (index >= 0 && index < static_cast<int>(p.timings.size())) {
+        p.timings[index].push_back(
+            common::TimingFromProto(item.event.step().timing()));
+      }
+    }
+  }
+  // A step is merged and sent once every rank has reported it, in order.
+  while (p.outcome.ok() && p.next_emit < p.timings.size() &&
+         static_cast<int>(p.timings[p.next_emit].size()) == plan_.nranks) {
+    core::MergedStep merged = core::MergeStep(
+        plan_.steps[p.next_emit], p.timings[p.next_emit], plan_.nranks);
+    v1::SweepEvent event;
+    *event.mutable_result() = common::MergedToProto(merged);
+    if (!sink(event)) p.outcome = absl::CancelledError("client went away");
+    p.next_emit++;
+  }
+}
+
+absl::Status SweepRunner::Run(const SweepSink& sink) {
+  if (!sink(StartedEvent())) return absl::CancelledError("client went away");
+  StartStreams();
   const int nagents = static_cast<int>(plan_.agents.size());
-  std::vector<std::vector<core::RankStepTiming>> timings(plan_.steps.size());
-  size_t next_emit = 0;
-  int ready = 0, agents_done = 0;
-  bool all_reused = true;
-  double max_init = 0;
-  absl::Status outcome;
+  Progress p;
+  p.timings.resize(plan_.steps.size());
   const absl::Duration silence_limit =
       timeouts_.Silence(plan_.op_timeout, plan_.iterations_per_step);
   absl::Time last_progress = clock_->Now();
-
-  while (outcome.ok() && agents_done < nagents) {
+  while (p.outcome.ok() && p.agents_done < nagents) {
     std::vector<AgentEvent> batch;
     absl::Status stop;
     {
@@ -157,65 +198,30 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
     }
     const absl::Time now = clock_->Now();
     if (!batch.empty()) last_progress = now;
-    for (const AgentEvent& item : batch) {
-      const std::string& node = plan_.agents[item.agent].node_name();
-      if (item.done) {
-        agents_done++;
-        if (!item.status.ok() && outcome.ok()) {
-          outcome = absl::Status(
-              item.status.code(),
-              absl::StrCat("node ", node, ": ", item.status.message()));
-        }
-      } else if (item.event.has_comm_ready()) {
-        ready++;
-        all_reused = all_reused && item.event.comm_ready().reused();
-        max_init = std::max(max_init, item.event.comm_ready().init_seconds());
-        if (ready == plan_.nranks) {
-          v1::SweepEvent event;
-          event.mutable_comm_ready()->set_reused(all_reused);
-          event.mutable_comm_ready()->set_init_seconds(max_init);
-          if (!sink(event)) outcome = absl::CancelledError("client went away");
-        }
-      } else if (item.event.has_step()) {
-        const int index = item.event.step().step_index();
-        if (index >= 0 && index < static_cast<int>(timings.size())) {
-          timings[index].push_back(
-              common::TimingFromProto(item.event.step().timing()));
-        }
-      }
-    }
-    while (outcome.ok() && next_emit < timings.size() &&
-           static_cast<int>(timings[next_emit].size()) == plan_.nranks) {
-      core::MergedStep merged = core::MergeStep(
-          plan_.steps[next_emit], timings[next_emit], plan_.nranks);
-      v1::SweepEvent event;
-      *event.mutable_result() = common::MergedToProto(merged);
-      if (!sink(event)) outcome = absl::CancelledError("client went away");
-      next_emit++;
-    }
-    if (!outcome.ok()) break;
+    Apply(batch, sink, p);
+    if (!p.outcome.ok()) break;
     if (!stop.ok()) {
-      outcome = stop;
+      p.outcome = stop;
     } else if (now - last_progress >= silence_limit) {
-      outcome = absl::DeadlineExceededError(absl::StrCat(
+      p.outcome = absl::DeadlineExceededError(absl::StrCat(
           "no rank reported for ", absl::FormatDuration(silence_limit),
           " (per-op timeout ", absl::FormatDuration(plan_.op_timeout), ")"));
     }
   }
-  if (outcome.ok() && next_emit != plan_.steps.size()) {
-    outcome =
-        absl::InternalError(absl::StrCat("agents finished after ", next_emit,
+  if (p.outcome.ok() && p.next_emit != plan_.steps.size()) {
+    p.outcome =
+        absl::InternalError(absl::StrCat("agents finished after ", p.next_emit,
                                          " of ", plan_.steps.size(), " steps"));
   }
-  if (!outcome.ok()) {
-    if (on_failure_ && outcome.code() != absl::StatusCode::kAborted &&
-        outcome.code() != absl::StatusCode::kCancelled) {
-      on_failure_(outcome);
+  if (!p.outcome.ok()) {
+    if (on_failure_ && p.outcome.code() != absl::StatusCode::kAborted &&
+        p.outcome.code() != absl::StatusCode::kCancelled) {
+      on_failure_(p.outcome);
     }
-    Drain(AbortAgents(), agents_done);
+    Drain(AbortAgents(), p.agents_done);
   }
   for (auto& stream : streams_) stream->Cancel();
-  return outcome;
+  return p.outcome;
 }
 
 }  // namespace fabricpulse::coordinator

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/coordinator/agent_client.h"
 #include "daemon/core/clock.h"
+#include "daemon/core/step_merge.h"
 #include "daemon/core/sweep_spec.h"
 #include "daemon/core/timeout_budget.h"
 #include "fabricpulse/v1/agent.pb.h"
@@ -90,6 +91,23 @@ class SweepRunner {
     // Why the sweep must end now (ABORTED, CANCELLED); OK while it runs.
     absl::Status stop ABSL_GUARDED_BY(mu);
   };
+  // What Run has seen so far.
+  struct Progress {
+    std::vector<std::vector<core::RankStepTiming>> timings;  // by step
+    size_t next_emit = 0;  // the next step to merge and send
+    int ready = 0;         // ranks whose communicator is ready
+    int agents_done = 0;   // streams ended
+    bool all_reused = true;
+    double max_init = 0;
+    absl::Status outcome;  // the first failure
+  };
+  v1::SweepEvent StartedEvent() const;
+  // Starts every agent's stream; their events go to the inbox.
+  void StartStreams();
+  // Takes a batch of the agents' events into `p`, sending comm_ready and
+  // each step merged as soon as every rank has reported it.
+  void Apply(const std::vector<AgentEvent>& batch, const SweepSink& sink,
+             Progress& p);
   // Tells every member to abort (in parallel, bounded); whether each
   // answered.
   std::vector<bool> AbortAgents();
