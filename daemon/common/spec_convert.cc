@@ -88,4 +88,34 @@ core::RankStepTiming TimingFromProto(const v1::RankTiming& timing) {
   return out;
 }
 
+namespace {
+
+absl::Time FromUnix(double seconds) {
+  return seconds <= 0 ? absl::InfinitePast()
+                      : absl::UnixEpoch() + absl::Seconds(seconds);
+}
+
+core::OpState StateFromName(const std::string& name) {
+  if (name == "completed") return core::OpState::kCompleted;
+  if (name == "failed") return core::OpState::kFailed;
+  if (name == "enqueued") return core::OpState::kEnqueued;
+  return core::OpState::kStarted;
+}
+
+}  // namespace
+
+core::FlightRecord FlightRecordFromProto(const v1::FlightRecord& r) {
+  core::FlightRecord out;
+  out.seq = r.seq();
+  out.op = r.op();
+  out.bytes = r.bytes();
+  out.dtype = r.dtype();
+  out.enqueued = FromUnix(r.enqueued_unix_seconds());
+  out.started = FromUnix(r.started_unix_seconds());
+  out.completed = FromUnix(r.completed_unix_seconds());
+  out.state = StateFromName(r.state());
+  out.error = r.error();
+  return out;
+}
+
 }  // namespace fabricpulse::common

@@ -1,39 +1,11 @@
 #include "daemon/coordinator/diagnosis_collector.h"
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/coordinator/sweep_runner.h"
 
 namespace fabricpulse::coordinator {
-namespace {
-
-absl::Time FromUnix(double seconds) {
-  return seconds <= 0 ? absl::InfinitePast()
-                      : absl::UnixEpoch() + absl::Seconds(seconds);
-}
-
-core::OpState StateFromName(const std::string& name) {
-  if (name == "completed") return core::OpState::kCompleted;
-  if (name == "failed") return core::OpState::kFailed;
-  if (name == "enqueued") return core::OpState::kEnqueued;
-  return core::OpState::kStarted;
-}
-
-core::FlightRecord FromProto(const v1::FlightRecord& r) {
-  core::FlightRecord out;
-  out.seq = r.seq();
-  out.op = r.op();
-  out.bytes = r.bytes();
-  out.dtype = r.dtype();
-  out.enqueued = FromUnix(r.enqueued_unix_seconds());
-  out.started = FromUnix(r.started_unix_seconds());
-  out.completed = FromUnix(r.completed_unix_seconds());
-  out.state = StateFromName(r.state());
-  out.error = r.error();
-  return out;
-}
-
-}  // namespace
 
 core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
                                    const std::vector<v1::AgentInfo>& agents,
@@ -66,7 +38,7 @@ core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
           report.reachable = r.reachable();
           report.unreachable_reason = r.unreachable_reason();
           for (const auto& rec : r.records()) {
-            report.records.push_back(FromProto(rec));
+            report.records.push_back(common::FlightRecordFromProto(rec));
           }
         }
       }

@@ -5,13 +5,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/common/grpc_status.h"
+#include "daemon/core/timeout_budget.h"
 
 namespace fabricpulse::worker {
 namespace {
 
-constexpr absl::Duration kRpcSlack = absl::Seconds(5);
-// The coordinator caps one KvGet's wait; longer waits take several calls.
-constexpr absl::Duration kMaxWaitPerCall = absl::Seconds(50);
+// From the one timeout budget (daemon/core/timeout_budget.h): a call's
+// own slack is the lease; the coordinator caps one KvGet's wait at
+// max_kv_wait, so a longer wait takes several calls, each well under it.
+const absl::Duration kRpcSlack = core::kTimeouts.lease;
+const absl::Duration kMaxWaitPerCall =
+    core::kTimeouts.max_kv_wait - 2 * core::kTimeouts.lease;
 
 }  // namespace
 

@@ -34,6 +34,11 @@ class FakeAgentClient final : public coordinator::AgentClient {
     absl::MutexLock lock(&mu_);
     describe_error_ = std::move(error);
   }
+  // GetFlightRecords answers this error instead of the records.
+  void FailFlightRecords(absl::Status error) {
+    absl::MutexLock lock(&mu_);
+    records_error_ = std::move(error);
+  }
   // When false, Abort never answers (a dead or cut-off agent).
   void AnswerAbort(bool answer) {
     absl::MutexLock lock(&mu_);
@@ -112,17 +117,23 @@ class FakeAgentClient final : public coordinator::AgentClient {
       const v1::AgentFlightRecordsRequest& request, absl::Duration timeout,
       std::function<void(absl::StatusOr<v1::AgentFlightRecordsResponse>)> done)
       override {
-    v1::AgentFlightRecordsResponse response;
+    absl::StatusOr<v1::AgentFlightRecordsResponse> answer;
     {
       absl::MutexLock lock(&mu_);
       records_calls_++;
-      for (const v1::WorkerInfo& w : info_.workers()) {
-        v1::RankFlightRecords* r = response.add_ranks();
-        r->set_local_index(w.local_index());
-        r->set_reachable(true);
+      if (records_error_.ok()) {
+        v1::AgentFlightRecordsResponse response;
+        for (const v1::WorkerInfo& w : info_.workers()) {
+          v1::RankFlightRecords* r = response.add_ranks();
+          r->set_local_index(w.local_index());
+          r->set_reachable(true);
+        }
+        answer = std::move(response);
+      } else {
+        answer = records_error_;
       }
     }
-    done(std::move(response));
+    done(std::move(answer));
   }
 
   std::unique_ptr<coordinator::AgentSweepStream> RunSweep(
@@ -146,6 +157,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
   absl::Mutex mu_;
   const v1::AgentInfo info_;
   absl::Status describe_error_ ABSL_GUARDED_BY(mu_);
+  absl::Status records_error_ ABSL_GUARDED_BY(mu_);
   bool answer_abort_ ABSL_GUARDED_BY(mu_) = true;
   SweepMode mode_ ABSL_GUARDED_BY(mu_) = SweepMode::kComplete;
   absl::Status sweep_error_ ABSL_GUARDED_BY(mu_);

@@ -152,6 +152,27 @@ TEST_F(OrchestratorTest, NamesTheNodeWhoseStreamFailed) {
                   .ok());
 }
 
+TEST_F(OrchestratorTest, NamesTheRanksOfAnAgentThatCannotBeDiagnosed) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 2);
+  b->FailFlightRecords(absl::UnavailableError("connection refused"));
+  a->SetSweepMode(SweepMode::kFail,
+                  absl::DeadlineExceededError("op timed out"));
+  b->SetSweepMode(SweepMode::kHang);
+  std::vector<v1::SweepEvent> events;
+  absl::Status status =
+      orchestrator_->Execute(ThreeSteps(), "cli", [&](const v1::SweepEvent& e) {
+        events.push_back(e);
+        return true;
+      });
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  // node-b's two ranks are unreachable culprits, named with why.
+  EXPECT_THAT(status.message(), HasSubstr("node node-b"));
+  auto stored = history_->GetSweep(events.back().finished().sweep_id());
+  ASSERT_TRUE(stored.ok());
+  EXPECT_THAT(stored->sweep.diagnosis, HasSubstr("connection refused"));
+}
+
 TEST_F(OrchestratorTest, CutsTheStreamOfAnAgentThatIgnoresTheAbort) {
   auto a = AddAgent("node-a", 1);
   auto b = AddAgent("node-b", 1);
