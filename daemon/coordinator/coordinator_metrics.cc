@@ -91,9 +91,23 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           registry, "fabricpulse_schedule_deferred_total",
           "Scheduled firings held back (queued) by busy GPUs or members")) {}
 
+void CoordinatorMetrics::RestoreStep(const std::string& plan,
+                                     const v1::StepResult& result, int nranks) {
+  SetStepGauges(plan, result, nranks, result.baseline_busbw_bytes_per_second(),
+                result.regression());
+}
+
 void CoordinatorMetrics::RecordStep(const std::string& plan,
                                     const v1::StepResult& result, int nranks,
                                     double baseline_busbw, bool regression) {
+  prometheus::Counter& regressions =
+      SetStepGauges(plan, result, nranks, baseline_busbw, regression);
+  if (regression) regressions.Increment();
+}
+
+prometheus::Counter& CoordinatorMetrics::SetStepGauges(
+    const std::string& plan, const v1::StepResult& result, int nranks,
+    double baseline_busbw, bool regression) {
   const v1::StepKey& key = result.step();
   const std::string plan_label = PlanLabel(plan);
   const prometheus::Labels labels = {
@@ -124,9 +138,7 @@ void CoordinatorMetrics::RecordStep(const std::string& plan,
     }
   }
   regression_.Add(labels).Set(regression ? 1 : 0);
-  prometheus::Counter& regressions =
-      regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
-  if (regression) regressions.Increment();
+  return regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
 }
 
 void CoordinatorMetrics::SweepFinished(const std::string& plan,

@@ -52,6 +52,11 @@ class CoordinatorMetrics {
   // sees the first regression).
   void RecordStep(const std::string& plan, const v1::StepResult& result,
                   int nranks, double baseline_busbw, bool regression);
+  // Sets the same gauges from a stored result (its own baseline and
+  // regression) at start-up, without counting its regression again in
+  // fabricpulse_regressions_total (created at 0 when absent).
+  void RestoreStep(const std::string& plan, const v1::StepResult& result,
+                   int nranks);
 
   // A sweep finished. `trigger`: "cli" or "schedule"; `outcome`:
   // "succeeded", "failed", "aborted" or "interrupted". Other values are a
@@ -105,6 +110,11 @@ class CoordinatorMetrics {
   void ScheduleDeferred(const std::string& schedule, const std::string& reason);
 
  private:
+  // RecordStep's gauges; returns the step's regressions counter.
+  prometheus::Counter& SetStepGauges(const std::string& plan,
+                                     const v1::StepResult& result, int nranks,
+                                     double baseline_busbw, bool regression);
+
   prometheus::Family<prometheus::Gauge>& busbw_;
   prometheus::Family<prometheus::Gauge>& algbw_;
   prometheus::Family<prometheus::Gauge>& latency_;

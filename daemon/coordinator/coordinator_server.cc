@@ -7,27 +7,12 @@
 #include "daemon/common/address.h"
 #include "daemon/common/grpc_server.h"
 #include "daemon/common/port_file.h"
+#include "daemon/coordinator/metrics_restore.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
 #include "daemon/core/timeout_budget.h"
 
 namespace fabricpulse::coordinator {
-namespace {
-
-// Each plan's last success survives a restart (newest first).
-void RestoreLastSuccess(HistoryStore& history, CoordinatorMetrics& metrics) {
-  auto recent = history.ListSweeps(1000);
-  if (!recent.ok()) return;
-  std::set<std::string> seen;
-  for (const SweepRecord& r : *recent) {
-    if (r.status == kSweepSucceeded && seen.insert(r.plan).second) {
-      metrics.RestoreLastSuccess(r.plan, r.finished);
-    }
-  }
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorDaemonConfig& config) {
   absl::Status valid = config.Validate();
@@ -71,7 +56,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->metrics_ = std::move(*metrics);
   s->coordinator_metrics_ =
       std::make_unique<CoordinatorMetrics>(s->metrics_->registry());
-  RestoreLastSuccess(*s->history_, *s->coordinator_metrics_);
+  // Each plan's series and last success survive a restart.
+  RestorePlanSeries(*s->history_, *s->coordinator_metrics_);
   for (const core::ScheduleConfig& schedule : plans.schedules) {
     s->coordinator_metrics_->AddSchedule(schedule.name);
   }

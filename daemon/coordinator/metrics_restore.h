@@ -1,0 +1,20 @@
+// What the coordinator's Prometheus series showed before a restart, rebuilt
+// from the history at start-up, so that dashboards and alerts do not go
+// blank until each plan runs again (a day, for a nightly plan).
+#pragma once
+
+#include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/store/history_store.h"
+
+namespace fabricpulse::coordinator {
+
+// For each plan's newest succeeded sweep among the last 1,000 sweeps, sets
+// fabricpulse_last_success_timestamp_seconds{plan} and, but for "adhoc"
+// (ad-hoc sweeps are not a plan's state), every step's busbw,
+// algbw, latency, baseline and regression gauges as that sweep left them
+// (CoordinatorMetrics::RestoreStep: no regression is counted again). A
+// history that cannot be read restores nothing. Returns how many plans were
+// restored.
+int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics);
+
+}  // namespace fabricpulse::coordinator
