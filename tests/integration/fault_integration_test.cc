@@ -63,6 +63,9 @@ class FaultTest : public ::testing::Test {
 
 TEST_F(FaultTest, StoppedWorkerIsNamedWithinTheTimeoutAndNextSweepPasses) {
   const v1::WorkerInfo victim = Worker(1, 1);  // rank 3 on local-1
+  // A failed lookup gives pid 0, and kill(0, ...) would stop this test's
+  // whole process group.
+  ASSERT_GT(victim.pid(), 0);
   BackgroundSweep sweep(*stub_, LongSpec(), 3);
   ASSERT_TRUE(sweep.WaitStarted());
   const absl::Time stopped = absl::Now();
@@ -128,6 +131,7 @@ TEST(FaultSingleRankNodeTest, StoppedOnlyRankOfItsNodeIsKilledAfterTheAbort) {
 
 TEST_F(FaultTest, KilledWorkerIsNamedRespawnedAndNextSweepPasses) {
   const v1::WorkerInfo victim = Worker(0, 1);  // rank 1 on local-0
+  ASSERT_GT(victim.pid(), 0);                  // never kill(0, ...)
   BackgroundSweep sweep(*stub_, LongSpec(), 3);
   ASSERT_TRUE(sweep.WaitStarted());
   ASSERT_EQ(kill(victim.pid(), SIGKILL), 0);
@@ -148,6 +152,7 @@ TEST_F(FaultTest, KilledWorkerIsNamedRespawnedAndNextSweepPasses) {
 }
 
 TEST_F(FaultTest, KilledAgentIsLostSweepsOnItFailFastOthersPass) {
+  ASSERT_GT(cluster_->agent_pids()[1], 0);
   ASSERT_EQ(kill(cluster_->agent_pids()[1], SIGKILL), 0);
   EXPECT_TRUE(Eventually(
       [&] {

@@ -4,6 +4,7 @@
 // lease, and a request planned at an older membership epoch is refused.
 #include <signal.h>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
@@ -27,11 +28,17 @@ std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
 }
 
-v1::AgentInfo Describe(v1::AgentService::Stub& agent) {
+// The agent's own answer; an error (it did not answer) is never taken for
+// an idle agent.
+absl::StatusOr<v1::AgentInfo> Describe(v1::AgentService::Stub& agent) {
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
   v1::DescribeResponse resp;
-  agent.Describe(&ctx, {}, &resp);
+  grpc::Status status = agent.Describe(&ctx, {}, &resp);
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        status.error_message());
+  }
   return resp.agent();
 }
 
@@ -65,7 +72,8 @@ TEST_F(LeaseTest, StoppedCoordinatorLeavesNoWorkerBusyBeyondTheLease) {
   ASSERT_TRUE(Eventually(
       [&] {
         for (auto& agent : agents_) {
-          if (Describe(*agent).running_sweep() != sweep.sweep_id()) {
+          auto info = Describe(*agent);
+          if (!info.ok() || info->running_sweep() != sweep.sweep_id()) {
             return false;
           }
         }
@@ -74,12 +82,14 @@ TEST_F(LeaseTest, StoppedCoordinatorLeavesNoWorkerBusyBeyondTheLease) {
       absl::Seconds(30)));
 
   const pid_t coordinator = cluster_->coordinator_pid();
+  ASSERT_GT(coordinator, 0);  // never kill(0, ...)
   ASSERT_EQ(kill(coordinator, SIGSTOP), 0);
   const absl::Time stopped = absl::Now();
   const bool idle = Eventually(
       [&] {
         for (auto& agent : agents_) {
-          if (!Describe(*agent).running_sweep().empty()) return false;
+          auto info = Describe(*agent);
+          if (!info.ok() || !info->running_sweep().empty()) return false;
         }
         return true;
       },
