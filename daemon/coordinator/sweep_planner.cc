@@ -22,10 +22,13 @@ SweepPlanner::SweepPlanner(const core::CoordinatorConfig* config,
       timeouts_(timeouts) {}
 
 std::string SweepPlanner::NewSweepId() {
-  thread_local std::random_device rd;
+  // A random start, then one more per id: ids of the same second never
+  // collide (up to 65,536 of them), and a restarted coordinator starts
+  // elsewhere.
+  const uint32_t suffix = (id_base_ + id_sequence_.fetch_add(1)) & 0xffff;
   return absl::StrCat(
       absl::FormatTime("%Y%m%d-%H%M%S", clock_->Now(), absl::UTCTimeZone()),
-      "-", absl::Hex(rd() & 0xffff, absl::kZeroPad4));
+      "-", absl::Hex(suffix, absl::kZeroPad4));
 }
 
 absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {

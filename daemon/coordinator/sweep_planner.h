@@ -3,6 +3,9 @@
 // expanded steps.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -55,6 +58,8 @@ class SweepPlanner {
   AgentClients* const clients_;
   core::Clock* const clock_;
   const core::TimeoutBudget timeouts_;
+  const uint32_t id_base_ = std::random_device()();
+  std::atomic<uint32_t> id_sequence_{0};
 };
 
 }  // namespace fabricpulse::coordinator

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
@@ -9,7 +10,27 @@
 #include "daemon/core/step_merge.h"
 
 namespace fabricpulse::coordinator {
-namespace {}  // namespace
+namespace {  // An agent ended the sweep because its coordinator stopped
+             // answering (the
+// sweep lease): the root cause of whatever its peers' ranks saw after it
+// aborted (a reset connection), so it is the error the sweep keeps.
+bool IsLeaseEnd(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable &&
+         absl::StrContains(status.message(), "sweep lease");
+}
+
+}  // namespace
+
+void SweepRunner::TakeAgentEnd(const AgentEvent& item, Progress& p) {
+  p.agents_done++;
+  if (item.status.ok()) return;
+  if (p.outcome.ok() || (IsLeaseEnd(item.status) && !IsLeaseEnd(p.outcome))) {
+    p.outcome =
+        absl::Status(item.status.code(),
+                     absl::StrCat("node ", plan_.agents[item.agent].node_name(),
+                                  ": ", item.status.message()));
+  }
+}
 
 SweepRunner::SweepRunner(SweepPlan plan, AgentClients* clients,
                          core::Clock* clock,
@@ -64,7 +85,7 @@ std::vector<bool> SweepRunner::AbortAgents() {
   return answered;
 }
 
-void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
+void SweepRunner::Drain(const std::vector<bool>& answered, Progress& p) {
   // An agent's stream ends only once its workers have returned, so waiting
   // for the streams means the members are really free when the caller
   // releases them. An agent that did not answer the abort (dead, or cut
@@ -78,7 +99,7 @@ void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
   const absl::Time deadline = clock_->Now() + timeouts_.Drain();
   Inbox& inbox = *inbox_;
   absl::MutexLock lock(&inbox.mu);
-  while (agents_done < nagents) {
+  while (p.agents_done < nagents) {
     auto has_events = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
       return !inbox.queue.empty();
     };
@@ -86,7 +107,9 @@ void SweepRunner::Drain(const std::vector<bool>& answered, int& agents_done) {
                                    deadline)) {
       break;
     }
-    for (const AgentEvent& item : inbox.queue) agents_done += item.done;
+    for (const AgentEvent& item : inbox.queue) {
+      if (item.done) TakeAgentEnd(item, p);
+    }
     inbox.queue.clear();
   }
 }
@@ -135,14 +158,8 @@ void SweepRunner::StartStreams() {
 void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
                         const SweepSink& sink, Progress& p) {
   for (const AgentEvent& item : batch) {
-    const std::string& node = plan_.agents[item.agent].node_name();
     if (item.done) {
-      p.agents_done++;
-      if (!item.status.ok() && p.outcome.ok()) {
-        p.outcome = absl::Status(
-            item.status.code(),
-            absl::StrCat("node ", node, ": ", item.status.message()));
-      }
+      TakeAgentEnd(item, p);
     } else if (item.event.has_comm_ready()) {
       p.ready++;
       p.all_reused = p.all_reused && item.event.comm_ready().reused();
@@ -218,7 +235,7 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
         p.outcome.code() != absl::StatusCode::kCancelled) {
       on_failure_(p.outcome);
     }
-    Drain(AbortAgents(), p.agents_done);
+    Drain(AbortAgents(), p);
   }
   for (auto& stream : streams_) stream->Cancel();
   return p.outcome;

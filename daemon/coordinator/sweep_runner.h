@@ -112,8 +112,12 @@ class SweepRunner {
   // answered.
   std::vector<bool> AbortAgents();
   // After a failure: waits, bounded by the drain timeout, for the agents'
-  // streams to end (their workers are then free).
-  void Drain(const std::vector<bool>& answered, int& agents_done);
+  // streams to end (their workers are then free), taking their ends.
+  void Drain(const std::vector<bool>& answered, Progress& p);
+  // An agent's stream ended: its error becomes the sweep's outcome when it
+  // is the first, or when it says that agent's sweep lease ended (the root
+  // cause of its peers' errors).
+  void TakeAgentEnd(const AgentEvent& item, Progress& p);
 
   const SweepPlan plan_;
   AgentClients* const clients_;

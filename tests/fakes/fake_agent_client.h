@@ -39,6 +39,11 @@ class FakeAgentClient final : public coordinator::AgentClient {
     absl::MutexLock lock(&mu_);
     records_error_ = std::move(error);
   }
+  // The status an Abort ends open streams with (default ABORTED).
+  void SetAbortEnd(absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    abort_end_ = std::move(status);
+  }
   // When false, Abort never answers (a dead or cut-off agent).
   void AnswerAbort(bool answer) {
     absl::MutexLock lock(&mu_);
@@ -98,17 +103,19 @@ class FakeAgentClient final : public coordinator::AgentClient {
              std::function<void(absl::Status)> done) override {
     std::vector<coordinator::AgentSweepCallbacks> ended;
     bool answer;
+    absl::Status end;
     {
       absl::MutexLock lock(&mu_);
       abort_calls_++;
       answer = answer_abort_;
+      end = abort_end_;
       if (answer) {
         for (auto& [id, callbacks] : open_) ended.push_back(callbacks);
         open_.clear();
       }
     }
     for (auto& callbacks : ended) {
-      callbacks.on_done(absl::AbortedError("aborted by the coordinator"));
+      callbacks.on_done(end);
     }
     if (answer) done(absl::OkStatus());
   }
@@ -159,6 +166,8 @@ class FakeAgentClient final : public coordinator::AgentClient {
   absl::Status describe_error_ ABSL_GUARDED_BY(mu_);
   absl::Status records_error_ ABSL_GUARDED_BY(mu_);
   bool answer_abort_ ABSL_GUARDED_BY(mu_) = true;
+  absl::Status abort_end_ ABSL_GUARDED_BY(mu_) =
+      absl::AbortedError("aborted by the coordinator");
   SweepMode mode_ ABSL_GUARDED_BY(mu_) = SweepMode::kComplete;
   absl::Status sweep_error_ ABSL_GUARDED_BY(mu_);
   double rank_seconds_ ABSL_GUARDED_BY(mu_) = 1e-3;

@@ -31,6 +31,18 @@ class FakeClock final : public core::Clock {
     now_ += by;
   }
 
+  // Moves time to the earliest deadline that a thread waits for and that is
+  // still to come; false (time unchanged) when no thread waits for one.
+  // Advancing deadline by deadline never moves time past what a waiter
+  // asked for, even when the waiter is slow to get to its wait.
+  bool AdvanceToNextDeadline() {
+    absl::MutexLock lock(&time_mu_);
+    auto next = deadlines_.upper_bound(now_);
+    if (next == deadlines_.end()) return false;
+    now_ = *next;
+    return true;
+  }
+
   // How many threads wait through this clock for a deadline still to come
   // (tests wait for a component to reach its next timed wait before
   // advancing; a waiter whose deadline has passed is on its way out).

@@ -56,6 +56,23 @@ TEST_F(CliTest, JsonOutputHasTheDocumentedFields) {
         "\"min_rank_time_us\"", "\"max_rank_time_us\""}) {
     EXPECT_TRUE(absl::StrContains(r.out, key)) << key << "\n" << r.out;
   }
+  // Every result row has its data check, and every one is clean: one
+  // "wrong" per row, and each of them 0.
+  auto count = [&r](const std::string& needle) {
+    int n = 0;
+    for (size_t at = r.out.find(needle); at != std::string::npos;
+         at = r.out.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  const int rows = count("\"op\": \"alltoall\"");
+  EXPECT_GT(rows, 0) << r.out;
+  EXPECT_EQ(count("\"wrong\": "), rows) << r.out;
+  EXPECT_EQ(
+      count("\"wrong\": 0,") + count("\"wrong\": 0\n") + count("\"wrong\": 0}"),
+      rows)
+      << r.out;
 }
 
 TEST_F(CliTest, CsvOutputHasOneLinePerResult) {

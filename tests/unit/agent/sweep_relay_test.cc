@@ -49,18 +49,15 @@ class SweepRelayTest : public ::testing::Test {
       done_.Notify();
     });
   }
-  // Moves fake time in 100 ms steps while the relay runs, up to `limit`.
+  // Moves fake time from one awaited deadline to the next (the relay looks
+  // every 100 ms) while the relay runs, until `limit` of fake time has
+  // passed; whether it ended.
   bool AdvanceUntilDone(absl::Duration limit) {
     const absl::Time real_deadline = absl::Now() + absl::Seconds(30);
-    absl::Duration advanced;
-    while (!done_.HasBeenNotified() && advanced <= limit &&
+    const absl::Time start = clock_.Now();
+    while (!done_.HasBeenNotified() && clock_.Now() - start <= limit &&
            absl::Now() < real_deadline) {
-      if (clock_.waiters() > 0) {
-        clock_.Advance(absl::Milliseconds(100));
-        advanced += absl::Milliseconds(100);
-      } else {
-        std::this_thread::yield();
-      }
+      if (!clock_.AdvanceToNextDeadline()) std::this_thread::yield();
     }
     const bool done = done_.WaitForNotificationWithTimeout(absl::Seconds(10));
     if (thread_.joinable()) thread_.join();

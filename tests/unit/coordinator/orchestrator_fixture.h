@@ -101,17 +101,15 @@ class OrchestratorTest : public ::testing::Test {
     });
     return bg;
   }
-  // Moves fake time a second at a time while `bg` runs (each step once a
-  // component waits on the clock), up to `limit` of fake time; whether the
-  // sweep ended.
-  bool AdvanceUntilDone(Background& bg, absl::Duration limit) {
+  // Moves fake time from one awaited deadline to the next while `bg` runs,
+  // at most `max_steps` times; whether the sweep ended.
+  bool AdvanceUntilDone(Background& bg, int max_steps = 50) {
     const absl::Time real_deadline = absl::Now() + absl::Seconds(30);
-    absl::Duration advanced;
-    while (!bg.done.HasBeenNotified() && advanced <= limit &&
+    int steps = 0;
+    while (!bg.done.HasBeenNotified() && steps < max_steps &&
            absl::Now() < real_deadline) {
-      if (clock_.waiters() > 0) {
-        clock_.Advance(absl::Seconds(1));
-        advanced += absl::Seconds(1);
+      if (clock_.AdvanceToNextDeadline()) {
+        ++steps;
       } else {
         std::this_thread::yield();
       }

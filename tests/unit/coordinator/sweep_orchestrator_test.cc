@@ -67,12 +67,15 @@ TEST_F(OrchestratorTest, ReusesTheCommunicatorUntilASweepFails) {
   AddAgent("node-a", 1);
   auto b = AddAgent("node-b", 1);
   auto noop = [](const v1::SweepEvent&) { return true; };
-  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
-  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  absl::Status first = orchestrator_->Execute(ThreeSteps(), "cli", noop);
+  ASSERT_TRUE(first.ok()) << first;
+  absl::Status second = orchestrator_->Execute(ThreeSteps(), "cli", noop);
+  ASSERT_TRUE(second.ok()) << second;
   b->SetSweepMode(SweepMode::kFail, absl::InternalError("boom"));
   EXPECT_FALSE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
   b->SetSweepMode(SweepMode::kComplete);
-  ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  absl::Status fourth = orchestrator_->Execute(ThreeSteps(), "cli", noop);
+  ASSERT_TRUE(fourth.ok()) << fourth;
   const auto sweeps = b->sweeps();
   ASSERT_EQ(sweeps.size(), 4u);
   EXPECT_EQ(sweeps[0].comm_id(), sweeps[1].comm_id());
@@ -113,7 +116,7 @@ TEST_F(OrchestratorTest, GivesUpOnASilentSweepAfterTheBudgetedSilence) {
   auto bg = Start(ThreeSteps());
   ASSERT_TRUE(WaitForOpenStream(*b));
   // 1 s per op x (0 warm-ups + 1 iteration + 2) + 3 leases of 5 s = 18 s.
-  ASSERT_TRUE(AdvanceUntilDone(*bg, absl::Seconds(60)));
+  ASSERT_TRUE(AdvanceUntilDone(*bg));
   EXPECT_EQ(bg->status.code(), absl::StatusCode::kDeadlineExceeded)
       << bg->status;
   EXPECT_THAT(bg->status.message(), HasSubstr("no rank reported for 18s"));
@@ -173,6 +176,35 @@ TEST_F(OrchestratorTest, NamesTheRanksOfAnAgentThatCannotBeDiagnosed) {
   EXPECT_THAT(stored->sweep.diagnosis, HasSubstr("connection refused"));
 }
 
+// Both agents lost their coordinator; node-b's lease ran out first, and its
+// abort reset node-a's connections. The sweep keeps the root cause.
+TEST_F(OrchestratorTest, KeepsAnAgentsLeaseEndOverItsPeersResetRanks) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  a->SetSweepMode(SweepMode::kFail,
+                  absl::UnavailableError("rank 0 on node node-a: worker "
+                                         "unreachable or died: reset"));
+  b->SetSweepMode(SweepMode::kHang);
+  b->SetAbortEnd(absl::UnavailableError(
+      "sweep lease expired: no answer from the coordinator for 5.0 s"));
+  absl::Status status = orchestrator_->Execute(
+      ThreeSteps(), "cli", [](const v1::SweepEvent&) { return true; });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(), HasSubstr("node node-b: sweep lease expired"));
+}
+
+TEST_F(OrchestratorTest, KeepsTheFirstErrorWhenNoLeaseEnded) {
+  auto a = AddAgent("node-a", 1);
+  auto b = AddAgent("node-b", 1);
+  a->SetSweepMode(SweepMode::kFail, absl::InternalError("nccl error"));
+  b->SetSweepMode(SweepMode::kHang);
+  b->SetAbortEnd(absl::UnavailableError("worker unreachable or died"));
+  absl::Status status = orchestrator_->Execute(
+      ThreeSteps(), "cli", [](const v1::SweepEvent&) { return true; });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(status.message(), HasSubstr("node node-a: nccl error"));
+}
+
 TEST_F(OrchestratorTest, CutsTheStreamOfAnAgentThatIgnoresTheAbort) {
   auto a = AddAgent("node-a", 1);
   auto b = AddAgent("node-b", 1);
@@ -181,7 +213,7 @@ TEST_F(OrchestratorTest, CutsTheStreamOfAnAgentThatIgnoresTheAbort) {
   b->SetSweepMode(SweepMode::kFail, absl::InternalError("nccl error"));
   auto bg = Start(ThreeSteps());
   // The abort fan-out waits the budget's agent call (3 s) for node-a.
-  ASSERT_TRUE(AdvanceUntilDone(*bg, absl::Seconds(10)));
+  ASSERT_TRUE(AdvanceUntilDone(*bg));
   EXPECT_EQ(bg->status.code(), absl::StatusCode::kInternal) << bg->status;
   EXPECT_EQ(a->abort_calls(), 1);
   EXPECT_EQ(a->open_streams(), 0);  // cut, not left to the drain bound
