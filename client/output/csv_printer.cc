@@ -24,9 +24,9 @@ void CsvPrinter::Add(const v1::StepResult& result) {
   MaybeWriteHeader();
   std::vector<std::string> cells;
   for (const ResultField& field : ResultFields(result, options_.unit)) {
-    cells.push_back(field.kind == ResultField::Kind::kString
-                        ? CsvField(field.text)
-                        : field.text);
+    const bool quoted = field.kind == ResultField::Kind::kString ||
+                        field.kind == ResultField::Kind::kObject;
+    cells.push_back(quoted ? CsvField(field.text) : field.text);
   }
   out_ << absl::StrJoin(cells, ",") << "\n";
   out_.flush();

@@ -21,6 +21,7 @@ std::string JsonValue(const ResultField& field) {
     case ResultField::Kind::kNull:
       return "null";
     case ResultField::Kind::kLiteral:
+    case ResultField::Kind::kObject:
       break;
   }
   return field.text;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "client/output/units.h"
@@ -31,6 +32,23 @@ ResultField Number(absl::string_view key, double value) {
   return {key, ResultField::Kind::kLiteral, FormatNumber(value)};
 }
 
+ResultField Null(absl::string_view key) {
+  return {key, ResultField::Kind::kNull, ""};
+}
+
+ResultField WrongByRank(const v1::StepResult& result) {
+  // Sorted by rank (a proto map has no order).
+  std::map<int32_t, int64_t> sorted(result.wrong_by_rank().begin(),
+                                    result.wrong_by_rank().end());
+  std::string text = "{";
+  for (const auto& [rank, wrong] : sorted) {
+    absl::StrAppend(&text, text.size() > 1 ? ", " : "", "\"", rank,
+                    "\": ", wrong);
+  }
+  text += "}";
+  return {"wrong_by_rank", ResultField::Kind::kObject, text};
+}
+
 }  // namespace
 
 std::string DisplayRedop(const v1::StepKey& step) {
@@ -56,7 +74,10 @@ const std::vector<absl::string_view>& ResultFieldNames() {
                                          "min_rank_time_us",
                                          "max_rank_time_us",
                                          "p50_us",
-                                         "p99_us"};
+                                         "p99_us",
+                                         "wrong_by_rank",
+                                         "last_arrival_rank",
+                                         "arrival_lateness_us"};
   return *kNames;
 }
 
@@ -78,8 +99,20 @@ std::vector<ResultField> ResultFields(const v1::StepResult& result,
       Integer("slowest_rank", result.slowest_rank()),
       Number("min_rank_time_us", ToMicros(result.min_rank_time_seconds())),
       Number("max_rank_time_us", ToMicros(result.max_rank_time_seconds())),
-      Number("p50_us", ToMicros(result.p50_seconds())),
-      Number("p99_us", ToMicros(result.p99_seconds())),
+      result.has_p50_seconds()
+          ? Number("p50_us", ToMicros(result.p50_seconds()))
+          : Null("p50_us"),
+      result.has_p99_seconds()
+          ? Number("p99_us", ToMicros(result.p99_seconds()))
+          : Null("p99_us"),
+      WrongByRank(result),
+      result.has_last_arrival_rank()
+          ? Integer("last_arrival_rank", result.last_arrival_rank())
+          : Null("last_arrival_rank"),
+      result.has_arrival_lateness_seconds()
+          ? Number("arrival_lateness_us",
+                   ToMicros(result.arrival_lateness_seconds()))
+          : Null("arrival_lateness_us"),
   };
 }
 

@@ -20,7 +20,9 @@ struct ResultField {
   enum class Kind {
     kString,   // text, quoted/escaped by the writer
     kLiteral,  // a number or true/false, written as is
-    kNull,     // a non-finite number: JSON null, empty CSV field
+    kNull,     // not measured, or a non-finite number: JSON null, empty
+               // CSV field
+    kObject,   // a JSON object, written as is in JSON and quoted in CSV
   };
   absl::string_view key;
   Kind kind = Kind::kLiteral;
@@ -29,7 +31,11 @@ struct ResultField {
 
 // The key names, in order: op, bytes, count, dtype, redop, root, in_place,
 // time_us, algbw_gbps, busbw_gbps, wrong, slowest_rank, min_rank_time_us,
-// max_rank_time_us, p50_us, p99_us.
+// max_rank_time_us, p50_us, p99_us, wrong_by_rank, last_arrival_rank,
+// arrival_lateness_us. p50_us, p99_us, last_arrival_rank and
+// arrival_lateness_us are null when not measured; wrong_by_rank is an
+// object of rank (as a string key) to wrong count, only nonzero ranks ({}
+// on a clean step).
 const std::vector<absl::string_view>& ResultFieldNames();
 
 // The fields of `result` in ResultFieldNames() order. Times are in

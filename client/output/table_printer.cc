@@ -10,12 +10,15 @@
 #include "client/output/result_fields.h"
 #include "client/output/units.h"
 #include "daemon/core/op_traits.h"
+#include "daemon/core/straggler.h"
 
 namespace fabricpulse::client {
 namespace {
 
 // Column order: size, count, type, redop, root, then time, algbw, busbw,
-// #wrong for out-of-place and again for in-place, then the slowest rank.
+// #wrong for out-of-place and again for in-place, then the rank that
+// entered the collective late (by the straggler margin, core::LateRank) in
+// either placement, "-" when none or not measured.
 constexpr int kKeyColumns = 5;
 constexpr int kHalfColumns = 4;
 constexpr int kColumns = kKeyColumns + 2 * kHalfColumns + 1;
@@ -112,6 +115,9 @@ void TablePrinter::Add(const v1::StepResult& result) {
     ++busbw_count_;
   }
   wrong_total_ += result.wrong();
+  for (const auto& [rank, wrong] : result.wrong_by_rank()) {
+    wrong_by_rank_[rank] += wrong;
+  }
 
   const bool in_place = step.in_place();
   auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Row& r) {
@@ -143,6 +149,13 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
 
   out_ << absl::StrFormat("# Out of bounds values : %d %s\n", wrong_total_,
                           wrong_total_ == 0 ? "OK" : "FAILED");
+  if (!wrong_by_rank_.empty()) {
+    std::vector<std::string> ranks;
+    for (const auto& [rank, wrong] : wrong_by_rank_) {
+      ranks.push_back(absl::StrCat("rank ", rank, ": ", wrong));
+    }
+    out_ << "# Wrong values by rank : " << absl::StrJoin(ranks, ", ") << "\n";
+  }
   if (busbw_count_ == 0) {
     out_ << "# Avg bus bandwidth    : N/A\n";
   } else if (options_.raw) {
@@ -191,9 +204,26 @@ void TablePrinter::PrintRow(const Row& row) {
       DisplayRedop(step), absl::StrCat(step.root())};
   AppendHalf(row.out, row.expect_out, cells);
   AppendHalf(row.in, row.expect_in, cells);
-  cells.push_back(absl::StrCat(any.slowest_rank()));
+  cells.push_back(LateRankCell(row));
   out_ << FormatCells(cells) << "\n";
   out_.flush();
+}
+
+std::string TablePrinter::LateRankCell(const Row& row) {
+  for (const std::optional<v1::StepResult>& r : {row.out, row.in}) {
+    if (!r || !r->has_last_arrival_rank() ||
+        !r->has_arrival_lateness_seconds()) {
+      continue;
+    }
+    core::MergedStep m;
+    m.time_seconds = r->time_seconds();
+    m.last_arrival_rank = r->last_arrival_rank();
+    m.arrival_lateness_seconds = r->arrival_lateness_seconds();
+    if (std::optional<int> late = core::LateRank(m)) {
+      return absl::StrCat(*late);
+    }
+  }
+  return "-";
 }
 
 void TablePrinter::PrintBlockHeader(absl::string_view op) {
@@ -216,7 +246,7 @@ void TablePrinter::PrintBlockHeader(absl::string_view op) {
   out_ << Comment(banner) << "\n";
   out_ << Comment(FormatCells({"size", "count", "type", "redop", "root", "time",
                                "algbw", "busbw", "#wrong", "time", "algbw",
-                               "busbw", "#wrong", "slowest"}))
+                               "busbw", "#wrong", "late"}))
        << "\n";
   if (!options_.raw) {
     const std::string bw = absl::StrCat("(", BwUnitLabel(options_.unit), ")");

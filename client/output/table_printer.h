@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -55,6 +56,8 @@ class TablePrinter : public ResultPrinter {
 
   Row NewRow(const v1::StepKey& step) const;
   void PrintRow(const Row& row);
+  // The rank that entered the row's collective late, or "-".
+  static std::string LateRankCell(const Row& row);
   void PrintBlockHeader(absl::string_view op);
   // The four cells of one placement of `row`.
   void AppendHalf(const std::optional<v1::StepResult>& result, bool expected,
@@ -73,6 +76,8 @@ class TablePrinter : public ResultPrinter {
   double busbw_sum_ = 0;  // bytes per second
   int busbw_count_ = 0;
   int64_t wrong_total_ = 0;
+  // Summed per rank over the sweep; at most nranks entries.
+  std::map<int, int64_t> wrong_by_rank_;
 };
 
 }  // namespace fabricpulse::client

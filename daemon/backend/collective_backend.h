@@ -3,8 +3,10 @@
 // communicators.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,14 @@ struct CommunicatorOptions {
 // Per-iteration timings of one step on this rank, and the data check.
 struct StepOutcome {
   std::vector<double> iteration_seconds;
+  // False when the iterations were timed as one batch (CUDA-graph mode, or
+  // per-iteration timing turned off): iteration_seconds then holds the mean
+  // for each iteration, and percentiles were not measured.
+  bool timed_one_by_one = true;
+  // Mean over the timed iterations of when this rank entered the op, from
+  // the step's start the ranks share (the barrier or the warm-ups' last
+  // collective completing); absent when there is no shared start.
+  std::optional<double> arrival_seconds;
   int64_t wrong = 0;  // wrong output elements (0 when not checked)
 };
 
@@ -42,6 +52,11 @@ struct RunOptions {
   // Set from another thread to abort; checked between ops, and by backends
   // that poll, while an op runs.
   const std::atomic<bool>* cancelled = nullptr;
+  // Fault injection (worker::LateRankFault): wait `late_entry` before
+  // entering every `late_every`-th timed op (the 1st, 1 + late_every-th,
+  // ...; 1: each). Zero in production.
+  absl::Duration late_entry = absl::ZeroDuration();
+  int late_every = 1;
 };
 
 // One communicator: a fixed set of ranks. Not thread-safe except Abort().
@@ -65,6 +80,12 @@ class Communicator {
   // Aborts outstanding work from any thread; never blocks long.
   virtual void Abort() = 0;
 };
+
+// Whether RunOptions' fault injection delays timed iteration `i`.
+inline bool EntersLate(const RunOptions& options, int i) {
+  return options.late_entry > absl::ZeroDuration() &&
+         i % std::max(options.late_every, 1) == 0;
+}
 
 class CollectiveBackend {
  public:

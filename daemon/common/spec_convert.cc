@@ -73,8 +73,17 @@ v1::StepResult MergedToProto(const core::MergedStep& merged) {
   result.set_slowest_rank(merged.slowest_rank);
   result.set_min_rank_time_seconds(merged.min_rank_time_seconds);
   result.set_max_rank_time_seconds(merged.max_rank_time_seconds);
-  result.set_p50_seconds(merged.p50_seconds);
-  result.set_p99_seconds(merged.p99_seconds);
+  if (merged.p50_seconds) result.set_p50_seconds(*merged.p50_seconds);
+  if (merged.p99_seconds) result.set_p99_seconds(*merged.p99_seconds);
+  for (const auto& [rank, wrong] : merged.wrong_by_rank) {
+    (*result.mutable_wrong_by_rank())[rank] = wrong;
+  }
+  if (merged.last_arrival_rank) {
+    result.set_last_arrival_rank(*merged.last_arrival_rank);
+  }
+  if (merged.arrival_lateness_seconds) {
+    result.set_arrival_lateness_seconds(*merged.arrival_lateness_seconds);
+  }
   return result;
 }
 
@@ -82,9 +91,12 @@ core::RankStepTiming TimingFromProto(const v1::RankTiming& timing) {
   core::RankStepTiming out;
   out.rank = timing.rank();
   out.mean_seconds = timing.mean_seconds();
-  out.p50_seconds = timing.p50_seconds();
-  out.p99_seconds = timing.p99_seconds();
+  if (timing.has_p50_seconds()) out.p50_seconds = timing.p50_seconds();
+  if (timing.has_p99_seconds()) out.p99_seconds = timing.p99_seconds();
   out.wrong = timing.wrong();
+  if (timing.has_arrival_seconds()) {
+    out.arrival_seconds = timing.arrival_seconds();
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/log.h"
@@ -85,8 +86,13 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
       hang_culprit_(GaugeFamily(registry, "fabricpulse_hang_culprit",
                                 "1 for the culprit named by the last failed "
                                 "sweep's diagnosis")),
-      slowest_rank_(CounterFamily(registry, "fabricpulse_slowest_rank_total",
-                                  "Steps in which this rank was the slowest")),
+      late_arrival_(CounterFamily(
+          registry, "fabricpulse_late_arrival_total",
+          "Steps in which this rank entered the collective last, by the "
+          "straggler margin")),
+      wrong_elements_(CounterFamily(
+          registry, "fabricpulse_wrong_elements_total",
+          "Wrong output elements the data check found on this rank")),
       schedule_deferred_(CounterFamily(
           registry, "fabricpulse_schedule_deferred_total",
           "Scheduled firings held back (queued) by busy GPUs or members")) {}
@@ -119,17 +125,24 @@ prometheus::Counter& CoordinatorMetrics::SetStepGauges(
       {"nranks", absl::StrCat(nranks)}};
   busbw_.Add(labels).Set(result.busbw_bytes_per_second());
   algbw_.Add(labels).Set(result.algbw_bytes_per_second());
-  const std::pair<const char*, double> stats[] = {
-      {"mean", result.time_seconds()},
-      {"p50", result.p50_seconds()},
-      {"p99", result.p99_seconds()}};
-  for (const auto& [stat, seconds] : stats) {
-    prometheus::Labels with_stat = labels;
-    with_stat.emplace("stat", stat);
-    latency_.Add(with_stat).Set(seconds);
-  }
+  prometheus::Labels mean = labels;
+  mean.emplace("stat", "mean");
+  latency_.Add(mean).Set(result.time_seconds());
   {
     absl::MutexLock lock(&removable_mu_);
+    // Percentiles that were not measured are absent, never a copy.
+    const std::tuple<const char*, bool, double> percentiles[] = {
+        {"p50", result.has_p50_seconds(), result.p50_seconds()},
+        {"p99", result.has_p99_seconds(), result.p99_seconds()}};
+    for (const auto& [stat, measured, seconds] : percentiles) {
+      prometheus::Labels with_stat = labels;
+      with_stat.emplace("stat", stat);
+      if (measured) {
+        latency_.Add(with_stat).Set(seconds);
+      } else if (latency_.Has(with_stat)) {
+        latency_.Remove(&latency_.Add(with_stat));
+      }
+    }
     if (baseline_busbw > 0) {
       baseline_.Add(labels).Set(baseline_busbw);
     } else if (baseline_.Has(labels)) {
@@ -205,8 +218,14 @@ void CoordinatorMetrics::ClearHangCulprit() {
   culprit_ = nullptr;
 }
 
-void CoordinatorMetrics::SlowestRank(const std::string& node, int rank) {
-  slowest_rank_.Add({{"node", node}, {"rank", absl::StrCat(rank)}}).Increment();
+void CoordinatorMetrics::WrongElements(const std::string& node, int rank,
+                                       int64_t wrong) {
+  wrong_elements_.Add({{"node", node}, {"rank", absl::StrCat(rank)}})
+      .Increment(static_cast<double>(wrong));
+}
+
+void CoordinatorMetrics::LateArrival(const std::string& node, int rank) {
+  late_arrival_.Add({{"node", node}, {"rank", absl::StrCat(rank)}}).Increment();
 }
 
 void CoordinatorMetrics::AddSchedule(const std::string& schedule) {

@@ -43,7 +43,8 @@ class CoordinatorMetrics {
   //   fabricpulse_busbw_bytes_per_second, fabricpulse_algbw_bytes_per_second,
   //   fabricpulse_latency_seconds{stat="mean"} = result.time_seconds (the
   //     slowest rank's mean), {stat="p50"} = result.p50_seconds,
-  //     {stat="p99"} = result.p99_seconds,
+  //     {stat="p99"} = result.p99_seconds; a percentile the result does not
+  //     carry (not measured) is absent (removed if present),
   //   fabricpulse_baseline_busbw_bytes_per_second = baseline_busbw when > 0;
   //     when 0 (no baseline yet) the series is absent (removed if present),
   //   fabricpulse_regression = regression ? 1 : 0,
@@ -95,9 +96,15 @@ class CoordinatorMetrics {
   // whose diagnosis named no culprit. Idempotent.
   void ClearHangCulprit();
 
-  // Increments fabricpulse_slowest_rank_total{node, rank}: `rank` on `node`
-  // was the slowest rank of one step.
-  void SlowestRank(const std::string& node, int rank);
+  // Adds `wrong` to fabricpulse_wrong_elements_total{node, rank}: the data
+  // check found that many wrong output elements on `rank` (one series per
+  // rank that ever corrupted, so at most the fleet's rank count).
+  void WrongElements(const std::string& node, int rank, int64_t wrong);
+
+  // Increments fabricpulse_late_arrival_total{node, rank}: `rank` on `node`
+  // entered one step's collective last, by the straggler margin
+  // (core::LateRank).
+  void LateArrival(const std::string& node, int rank);
 
   // Exports fabricpulse_schedule_deferred_total{schedule, reason} at 0 for
   // both reasons (gpu_busy, members_busy), so that the counter exists
@@ -131,7 +138,8 @@ class CoordinatorMetrics {
   prometheus::Gauge& agents_lost_;
   prometheus::Family<prometheus::Counter>& hangs_;
   prometheus::Family<prometheus::Gauge>& hang_culprit_;
-  prometheus::Family<prometheus::Counter>& slowest_rank_;
+  prometheus::Family<prometheus::Counter>& late_arrival_;
+  prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;
 
   // Serializes the series that are ever removed (baseline, culprit), so that

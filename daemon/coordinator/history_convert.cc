@@ -32,10 +32,15 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   s.slowest_rank = r.slowest_rank();
   s.min_rank_time_seconds = r.min_rank_time_seconds();
   s.max_rank_time_seconds = r.max_rank_time_seconds();
-  s.p50_seconds = r.p50_seconds();
-  s.p99_seconds = r.p99_seconds();
+  if (r.has_p50_seconds()) s.p50_seconds = r.p50_seconds();
+  if (r.has_p99_seconds()) s.p99_seconds = r.p99_seconds();
   s.regression = r.regression();
   s.baseline_busbw = r.baseline_busbw_bytes_per_second();
+  s.wrong_by_rank.insert(r.wrong_by_rank().begin(), r.wrong_by_rank().end());
+  if (r.has_last_arrival_rank()) s.last_arrival_rank = r.last_arrival_rank();
+  if (r.has_arrival_lateness_seconds()) {
+    s.arrival_lateness_seconds = r.arrival_lateness_seconds();
+  }
   return s;
 }
 
@@ -57,10 +62,16 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   r.set_slowest_rank(s.slowest_rank);
   r.set_min_rank_time_seconds(s.min_rank_time_seconds);
   r.set_max_rank_time_seconds(s.max_rank_time_seconds);
-  r.set_p50_seconds(s.p50_seconds);
-  r.set_p99_seconds(s.p99_seconds);
+  if (s.p50_seconds) r.set_p50_seconds(*s.p50_seconds);
+  if (s.p99_seconds) r.set_p99_seconds(*s.p99_seconds);
   r.set_regression(s.regression);
   r.set_baseline_busbw_bytes_per_second(s.baseline_busbw);
+  r.mutable_wrong_by_rank()->insert(s.wrong_by_rank.begin(),
+                                    s.wrong_by_rank.end());
+  if (s.last_arrival_rank) r.set_last_arrival_rank(*s.last_arrival_rank);
+  if (s.arrival_lateness_seconds) {
+    r.set_arrival_lateness_seconds(*s.arrival_lateness_seconds);
+  }
   return r;
 }
 

@@ -60,19 +60,28 @@ void SweepRecorder::RecordResult(v1::StepResult& result) {
   metrics_->RecordStep(plan_.plan_name, result, plan_.nranks,
                        result.baseline_busbw_bytes_per_second(),
                        result.regression());
-  const int slowest = result.slowest_rank();
-  if (slowest >= 0 && slowest < static_cast<int>(plan_.rank_nodes.size())) {
-    metrics_->SlowestRank(plan_.rank_nodes[slowest], slowest);
+  core::MergedStep m;
+  m.time_seconds = result.time_seconds();
+  if (result.has_last_arrival_rank()) {
+    m.last_arrival_rank = result.last_arrival_rank();
+  }
+  if (result.has_arrival_lateness_seconds()) {
+    m.arrival_lateness_seconds = result.arrival_lateness_seconds();
+  }
+  for (const auto& [rank, wrong] : result.wrong_by_rank()) {
+    if (rank >= 0 && rank < static_cast<int>(plan_.rank_nodes.size())) {
+      metrics_->WrongElements(plan_.rank_nodes[rank], rank, wrong);
+    }
+  }
+  const std::optional<int> late = core::LateRank(m);
+  if (late && *late >= 0 && *late < static_cast<int>(plan_.rank_nodes.size())) {
+    metrics_->LateArrival(plan_.rank_nodes[*late], *late);
   }
   absl::Status stored =
       history_->AddStep(StepRecordFromResult(plan_.sweep_id, result));
   if (!stored.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", stored.message()));
   }
-  core::MergedStep m;
-  m.slowest_rank = result.slowest_rank();
-  m.min_rank_time_seconds = result.min_rank_time_seconds();
-  m.max_rank_time_seconds = result.max_rank_time_seconds();
   merged_.push_back(m);
 }
 

@@ -3,6 +3,41 @@
 #include <algorithm>
 
 namespace fabricpulse::core {
+namespace {
+
+// The percentiles are the slowest rank's p50 and the largest p99, and only
+// when every rank measured them: a mix would hide the unmeasured ranks.
+void MergePercentiles(const std::vector<RankStepTiming>& ranks,
+                      const RankStepTiming& slowest, MergedStep& merged) {
+  double p99 = 0;
+  for (const RankStepTiming& r : ranks) {
+    if (!r.p50_seconds || !r.p99_seconds) return;
+    p99 = std::max(p99, *r.p99_seconds);
+  }
+  merged.p50_seconds = slowest.p50_seconds;
+  merged.p99_seconds = p99;
+}
+
+void MergeArrivals(const std::vector<RankStepTiming>& ranks,
+                   MergedStep& merged) {
+  std::vector<double> arrivals;
+  const RankStepTiming* last = nullptr;
+  for (const RankStepTiming& r : ranks) {
+    if (!r.arrival_seconds) return;
+    arrivals.push_back(*r.arrival_seconds);
+    if (last == nullptr || *r.arrival_seconds > *last->arrival_seconds) {
+      last = &r;
+    }
+  }
+  if (last == nullptr) return;
+  std::sort(arrivals.begin(), arrivals.end());
+  // Nearest-rank median: with two ranks, the earlier one.
+  const double median = arrivals[(arrivals.size() - 1) / 2];
+  merged.last_arrival_rank = last->rank;
+  merged.arrival_lateness_seconds = *last->arrival_seconds - median;
+}
+
+}  // namespace
 
 MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
                      int nranks) {
@@ -14,13 +49,14 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
     if (r.mean_seconds > slowest->mean_seconds) slowest = &r;
     if (r.mean_seconds < fastest->mean_seconds) fastest = &r;
     merged.wrong += r.wrong;
-    merged.p99_seconds = std::max(merged.p99_seconds, r.p99_seconds);
+    if (r.wrong != 0) merged.wrong_by_rank[r.rank] += r.wrong;
   }
   merged.time_seconds = slowest->mean_seconds;
   merged.slowest_rank = slowest->rank;
   merged.max_rank_time_seconds = slowest->mean_seconds;
   merged.min_rank_time_seconds = fastest->mean_seconds;
-  merged.p50_seconds = slowest->p50_seconds;
+  MergePercentiles(ranks, *slowest, merged);
+  MergeArrivals(ranks, merged);
   if (merged.time_seconds > 0) {
     merged.algbw = static_cast<double>(step.bytes) / merged.time_seconds;
     merged.busbw = merged.algbw * BusBandwidthFactor(step.op, nranks);

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "daemon/core/sweep_spec.h"
@@ -11,23 +13,36 @@ namespace fabricpulse::core {
 struct RankStepTiming {
   int rank = 0;
   double mean_seconds = 0;
-  double p50_seconds = 0;
-  double p99_seconds = 0;
+  // Absent when the rank did not time its iterations one by one.
+  std::optional<double> p50_seconds;
+  std::optional<double> p99_seconds;
   int64_t wrong = 0;
+  // Mean time from the step's shared start to this rank's entry into each
+  // timed op; absent when not measured.
+  std::optional<double> arrival_seconds;
 };
 
 struct MergedStep {
   Step step;
   // The collective ends when its last rank ends: the slowest rank's mean.
   double time_seconds = 0;
-  double algbw = 0;  // bytes per second
-  double busbw = 0;  // bytes per second
+  double algbw = 0;   // bytes per second
+  double busbw = 0;   // bytes per second
   int64_t wrong = 0;  // summed over ranks
+  // Ranks with a nonzero wrong count, by rank (at most nranks entries).
+  std::map<int, int64_t> wrong_by_rank;
   int slowest_rank = 0;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
-  double p50_seconds = 0;  // the slowest rank's
-  double p99_seconds = 0;  // the largest over ranks
+  // The slowest rank's p50 and the largest p99 over ranks; absent unless
+  // every rank measured them.
+  std::optional<double> p50_seconds;
+  std::optional<double> p99_seconds;
+  // The rank whose mean arrival was the latest, and how much later it was
+  // than the median rank's (nearest rank); absent unless every rank reported
+  // its arrival.
+  std::optional<int> last_arrival_rank;
+  std::optional<double> arrival_lateness_seconds;
 };
 
 // Requires a non-empty `ranks`. algbw = bytes / time; busbw = algbw x the

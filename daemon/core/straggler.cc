@@ -8,32 +8,52 @@ namespace fabricpulse::core {
 
 std::string Straggler::Describe() const {
   return absl::StrFormat(
-      "rank %d was the slowest in %d of %d steps, %.0f%% slower than the "
-      "fastest rank on average",
-      rank, slowest_steps, steps, mean_gap * 100);
+      "rank %d entered the collective last in %d of %d steps, on average "
+      "%.3g ms after the median rank (%.0f%% of the step time)",
+      rank, late_steps, steps, mean_lateness * 1e3, mean_fraction * 100);
+}
+
+std::optional<int> LateRank(const MergedStep& s,
+                            const StragglerOptions& options) {
+  if (!s.last_arrival_rank || !s.arrival_lateness_seconds ||
+      s.time_seconds <= 0) {
+    return std::nullopt;
+  }
+  const double lateness = *s.arrival_lateness_seconds;
+  if (lateness < options.min_lateness_seconds ||
+      lateness / s.time_seconds < options.min_fraction) {
+    return std::nullopt;
+  }
+  return *s.last_arrival_rank;
 }
 
 std::optional<Straggler> FindStraggler(const std::vector<MergedStep>& steps,
-                                       double min_share, double min_gap) {
-  std::map<int, std::pair<int, double>> by_rank;  // count, summed gap
+                                       const StragglerOptions& options) {
+  struct Late {
+    int steps = 0;
+    double lateness = 0;
+    double fraction = 0;
+  };
+  std::map<int, Late> by_rank;
   int considered = 0;
   for (const MergedStep& s : steps) {
-    if (s.min_rank_time_seconds <= 0 ||
-        s.max_rank_time_seconds <= s.min_rank_time_seconds) {
+    if (!s.last_arrival_rank || !s.arrival_lateness_seconds ||
+        s.time_seconds <= 0) {
       continue;
     }
     considered++;
-    auto& entry = by_rank[s.slowest_rank];
-    entry.first++;
-    entry.second += (s.max_rank_time_seconds - s.min_rank_time_seconds) /
-                    s.min_rank_time_seconds;
+    const std::optional<int> rank = LateRank(s, options);
+    if (!rank) continue;
+    Late& late = by_rank[*rank];
+    late.steps++;
+    late.lateness += *s.arrival_lateness_seconds;
+    late.fraction += *s.arrival_lateness_seconds / s.time_seconds;
   }
-  if (considered < 4) return std::nullopt;
-  for (const auto& [rank, entry] : by_rank) {
-    const double share = static_cast<double>(entry.first) / considered;
-    const double gap = entry.second / entry.first;
-    if (share >= min_share && gap >= min_gap) {
-      return Straggler{rank, entry.first, considered, gap};
+  if (considered < options.min_steps) return std::nullopt;
+  for (const auto& [rank, late] : by_rank) {
+    if (late.steps >= options.min_share * considered) {
+      return Straggler{rank, late.steps, considered, late.lateness / late.steps,
+                       late.fraction / late.steps};
     }
   }
   return std::nullopt;

@@ -11,8 +11,8 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
                           const std::vector<core::Step>& steps,
                           const core::SweepSpec& spec,
                           const std::atomic<bool>& cancelled,
-                          const StepSink& sink,
-                          const StepRecording& recording) {
+                          const StepSink& sink, const StepRecording& recording,
+                          const LateRankFault& fault) {
   absl::Status reserved =
       comm.Reserve(core::MaxBufferBytes(steps, comm.nranks()));
   if (!reserved.ok()) return reserved;
@@ -23,6 +23,10 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
   options.graph = spec.graph;
   options.op_timeout = spec.timeout;
   options.cancelled = &cancelled;
+  if (fault.rank == comm.rank()) {
+    options.late_entry = fault.delay;
+    options.late_every = fault.every;
+  }
   for (const core::Step& step : steps) {
     if (cancelled.load()) {
       comm.Abort();
@@ -56,8 +60,13 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
     timing->set_mean_seconds(stats.mean);
     timing->set_min_seconds(stats.min);
     timing->set_max_seconds(stats.max);
-    timing->set_p50_seconds(stats.p50);
-    timing->set_p99_seconds(stats.p99);
+    if (outcome->timed_one_by_one) {
+      timing->set_p50_seconds(stats.p50);
+      timing->set_p99_seconds(stats.p99);
+    }
+    if (outcome->arrival_seconds) {
+      timing->set_arrival_seconds(*outcome->arrival_seconds);
+    }
     timing->set_wrong(outcome->wrong);
     if (!sink(result)) return absl::CancelledError("receiver went away");
   }

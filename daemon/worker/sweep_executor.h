@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/core/sweep_spec.h"
+#include "daemon/worker/fault_injection.h"
 #include "daemon/worker/flight_recorder.h"
 #include "fabricpulse/v1/worker.pb.h"
 
@@ -25,6 +26,8 @@ struct StepRecording {
 };
 
 // Reserves buffers for the largest step, then runs every step in order.
+// `fault` delays this rank's entry into each timed op when it names the
+// communicator's rank (tests of the straggler detector).
 // Errors: those of Communicator::Reserve/RunStep, with the step named;
 // ABORTED when `cancelled` is set; CANCELLED when the sink refuses.
 absl::Status ExecuteSteps(backend::Communicator& comm,
@@ -32,6 +35,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
                           const core::SweepSpec& spec,
                           const std::atomic<bool>& cancelled,
                           const StepSink& sink,
-                          const StepRecording& recording = {});
+                          const StepRecording& recording = {},
+                          const LateRankFault& fault = {});
 
 }  // namespace fabricpulse::worker

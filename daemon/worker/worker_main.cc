@@ -8,6 +8,7 @@
 #include "daemon/common/worker_backends.h"
 #include "daemon/core/log.h"
 #include "daemon/worker/backend_factory.h"
+#include "daemon/worker/fault_injection.h"
 #include "daemon/worker/worker_server.h"
 
 int main(int argc, char** argv) {
@@ -36,6 +37,11 @@ int main(int argc, char** argv) {
                  "Bound on GPU buffers as a fraction of free memory")
       ->envname("FABRICPULSE_MEM_FRACTION")
       ->capture_default_str();
+  app.add_option("--fault-late-rank", config.fault_late_rank,
+                 "Fault injection for tests: RANK:DURATION[:EVERY] makes the "
+                 "rank enter each (every EVERY-th) timed op late (e.g. 3:5ms); "
+                 "off when empty")
+      ->envname(worker::kLateRankFaultEnv);
   CLI11_PARSE(app, argc, argv);
   core::SetLogTag(absl::StrCat("worker ", config.local_index));
 

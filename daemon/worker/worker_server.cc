@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/log.h"
+#include "daemon/worker/fault_injection.h"
 
 namespace fabricpulse::worker {
 
@@ -11,7 +12,7 @@ absl::Status WorkerConfig::Validate() const {
   if (socket.empty()) {
     return absl::InvalidArgumentError("--socket: required; a Unix socket path");
   }
-  return absl::OkStatus();
+  return ParseLateRankFault(fault_late_rank).status();
 }
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
@@ -20,9 +21,15 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   if (!valid.ok()) return valid;
   auto backend = MakeBackend(config.backend);
   if (!backend.ok()) return backend.status();
+  const LateRankFault fault = *ParseLateRankFault(config.fault_late_rank);
+  if (fault.rank >= 0) {
+    FP_LOG_INFO(absl::StrCat("fault injection: rank ", fault.rank,
+                             " enters each timed op ",
+                             absl::FormatDuration(fault.delay), " late"));
+  }
   std::unique_ptr<WorkerServer> s(new WorkerServer);
   s->socket_ = config.socket;
-  s->service_ = std::make_unique<WorkerServiceImpl>(std::move(*backend));
+  s->service_ = std::make_unique<WorkerServiceImpl>(std::move(*backend), fault);
   unlink(config.socket.c_str());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(absl::StrCat("unix:", config.socket),

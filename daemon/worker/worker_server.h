@@ -20,6 +20,8 @@ struct WorkerConfig {
   std::string socket;     // Unix socket path the agent chose
   BackendChoice backend;  // name, Gloo host, GPU, memory fraction
   int local_index = 0;    // the worker's index on its agent (logs)
+  // Fault injection, "" (off) or RANK:DURATION (see LateRankFault).
+  std::string fault_late_rank;
 
   // Errors: INVALID_ARGUMENT naming the flag and what is allowed. The
   // backend's own fields are checked where the backend is built

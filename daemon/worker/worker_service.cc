@@ -15,8 +15,8 @@
 namespace fabricpulse::worker {
 
 WorkerServiceImpl::WorkerServiceImpl(
-    std::unique_ptr<backend::CollectiveBackend> be)
-    : backend_(std::move(be)) {}
+    std::unique_ptr<backend::CollectiveBackend> be, LateRankFault fault)
+    : backend_(std::move(be)), fault_(fault) {}
 
 grpc::Status WorkerServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
@@ -131,7 +131,7 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
         timer.Add("writes", absl::Now() - write_start);
         return written;
       },
-      StepRecording{&recorder_, request.sweep_id(), request.comm_id()});
+      StepRecording{&recorder_, request.sweep_id(), request.comm_id()}, fault_);
   if (!status.ok()) {
     // A failed or aborted communicator is retired; the coordinator will
     // name a new one for the next sweep.

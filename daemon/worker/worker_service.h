@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/worker/communicator_cache.h"
+#include "daemon/worker/fault_injection.h"
 #include "daemon/worker/flight_recorder.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
@@ -16,7 +17,9 @@ namespace fabricpulse::worker {
 // Thread-safe; one sweep at a time (a second gets RESOURCE_EXHAUSTED).
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  explicit WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be);
+  // `fault` is injected into every sweep (off by default).
+  explicit WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be,
+                             LateRankFault fault = {});
 
   grpc::Status RunSweep(grpc::ServerContext* context,
                         const v1::WorkerSweepRequest* request,
@@ -41,6 +44,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
                               grpc::ServerWriter<v1::RankEvent>* writer);
 
   std::unique_ptr<backend::CollectiveBackend> backend_;
+  const LateRankFault fault_;
   CommunicatorCache cache_{4};
   FlightRecorder recorder_;
   std::atomic<bool> cancelled_{false};

@@ -51,8 +51,11 @@ expectations=$(cat <<'EOF'
 fabricpulse_fleet:panel_14_A | if:fabricpulse_hang_culprit{node="node-0"} | data iff a diagnosis named a culprit on node-0 (none without a hang diagnosis)
 fabricpulse_fleet:panel_15_A | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
 fabricpulse_node:panel_5_A   | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
-fabricpulse_node:panel_15_A  | if:fabricpulse_hang_culprit{node="node-0"} | data iff a diagnosis named a culprit on node-0 (none without a hang diagnosis)
-fabricpulse_node:panel_16_A  | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
+fabricpulse_node:panel_16_A  | if:fabricpulse_hang_culprit{node="node-0"} | data iff a diagnosis named a culprit on node-0 (none without a hang diagnosis)
+fabricpulse_node:panel_17_A  | if:fabricpulse_hangs_total{node="node-0"} | data iff a diagnosed hang was counted on node-0 (none without a hang diagnosis)
+# Wrong elements: the data check finds none on a healthy cluster, and the
+# counter has a series only for a rank that ever had one.
+fabricpulse_node:panel_14_A  | empty | fabricpulse_wrong_elements_total: no rank returned wrong data
 # GPU busy: Gloo agents have no GPUs, so the agent's NVML probe never
 # starts and exports no fabricpulse_agent_gpu_busy series.
 fabricpulse_node:panel_7_A   | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents have no GPU to probe (NVML check off)

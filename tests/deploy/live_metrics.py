@@ -313,9 +313,10 @@ def cmd_series(args):
               name == "fabricpulse_baseline_busbw_bytes_per_second" and
               ("fabricpulse_busbw_bytes_per_second", s[1]) in befores):
             why = "baseline of an existing step (a good sweep now exists)"
-        elif (name == "fabricpulse_slowest_rank_total" and
+        elif (name in ("fabricpulse_late_arrival_total",
+                       "fabricpulse_wrong_elements_total") and
               (labels.get("node"), labels.get("rank")) in ranks):
-            why = "slowest-rank counter of a fleet rank (first time slowest)"
+            why = "per-rank counter of a fleet rank (first late step or wrong data)"
         elif (args.allow_hang and name == "fabricpulse_hangs_total" and
               labels.get("node") in {n for n, _ in ranks}):
             why = "hang counter of a fleet node (a diagnosed failed sweep)"

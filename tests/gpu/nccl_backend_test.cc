@@ -2,11 +2,13 @@
 // process), rendezvous through an in-memory store. Skipped without a GPU.
 #include "daemon/backend/nccl/nccl_backend.h"
 
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/backend/nccl/device_query.h"
+#include "daemon/core/stats.h"
 #include "daemon/core/sweep_spec.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/in_memory_kv_store.h"
@@ -135,23 +137,90 @@ INSTANTIATE_TEST_SUITE_P(Matrix, NcclOpTest, ::testing::ValuesIn(AllCases()),
                                                info.param.redop);
                          });
 
+double Mean(const StepOutcome& o) {
+  double sum = 0;
+  for (double s : o.iteration_seconds) sum += s;
+  return sum / o.iteration_seconds.size();
+}
+
+core::Step AllReduce(uint64_t count) {
+  core::Step step;
+  step.op = core::Op::kAllReduce;
+  step.count = count;
+  step.bytes = count * 4;
+  return step;
+}
+
+// A CUDA graph replays the same collectives: its mean time agrees with the
+// plain loop's (at 64 MiB, bandwidth-bound), and it reports no percentiles
+// or arrival times, which it did not measure.
 TEST_F(NcclBackendTest, GraphModeMatchesPlainTiming) {
   const int n = Ranks();
   fakes::InMemoryKvStore store;
   Comms comms = CreateAll(n, "graph", store);
-  core::Step step;
-  step.op = core::Op::kAllReduce;
-  step.count = 1 << 20;
-  step.bytes = step.count * 4;
+  const core::Step step = AllReduce(16 << 20);
   RunOptions options;
   options.warmup_iters = 2;
   options.iters = 10;
   options.check = true;
+  auto plain = RunAll(comms, step, options);
   options.graph = true;
-  for (auto& result : RunAll(comms, step, options)) {
+  auto graph = RunAll(comms, step, options);
+  for (int r = 0; r < n; ++r) {
+    ASSERT_TRUE(plain[r].ok()) << plain[r].status();
+    ASSERT_TRUE(graph[r].ok()) << graph[r].status();
+    EXPECT_EQ(plain[r]->wrong, 0);
+    EXPECT_EQ(graph[r]->wrong, 0);
+    EXPECT_EQ(graph[r]->iteration_seconds.size(), 10u);
+    EXPECT_TRUE(plain[r]->timed_one_by_one);
+    EXPECT_TRUE(plain[r]->arrival_seconds.has_value());
+    EXPECT_FALSE(graph[r]->timed_one_by_one);
+    EXPECT_FALSE(graph[r]->arrival_seconds.has_value());
+    const double ratio = Mean(*graph[r]) / Mean(*plain[r]);
+    EXPECT_GT(ratio, 0.8) << "graph " << Mean(*graph[r]) << " s, plain "
+                          << Mean(*plain[r]) << " s";
+    EXPECT_LT(ratio, 1.25) << "graph " << Mean(*graph[r]) << " s, plain "
+                           << Mean(*plain[r]) << " s";
+  }
+}
+
+// One iteration in ten entered 2 ms late: its own time shows it, so p99 is
+// that iteration and p50 stays at the ordinary iteration, far below the
+// mean, which the delay inflates.
+TEST_F(NcclBackendTest, PercentilesAreMeasuredPerIteration) {
+  const int n = Ranks();
+  fakes::InMemoryKvStore store;
+  Comms comms = CreateAll(n, "pct", store);
+  RunOptions options;
+  options.warmup_iters = 2;
+  options.iters = 10;
+  options.late_entry = absl::Milliseconds(2);
+  options.late_every = 10;
+  auto out = RunAll(comms, AllReduce(2), options);
+  for (int r = 0; r < n; ++r) {
+    ASSERT_TRUE(out[r].ok()) << out[r].status();
+    ASSERT_TRUE(out[r]->timed_one_by_one);
+    const core::IterationStats stats =
+        core::ComputeStats(out[r]->iteration_seconds);
+    EXPECT_GT(stats.p99, 1.5e-3) << "rank " << r;
+    EXPECT_LT(stats.p50, stats.mean / 2) << "rank " << r;
+    EXPECT_LT(stats.p50, 0.5e-3) << "rank " << r;
+  }
+}
+
+// FABRICPULSE_ITER_EVENTS=0 times only the loop: no percentiles.
+TEST_F(NcclBackendTest, OptOutTimesTheLoopOnly) {
+  setenv("FABRICPULSE_ITER_EVENTS", "0", 1);
+  fakes::InMemoryKvStore store;
+  Comms comms = CreateAll(Ranks(), "optout", store);
+  unsetenv("FABRICPULSE_ITER_EVENTS");
+  RunOptions options;
+  options.warmup_iters = 1;
+  options.iters = 5;
+  for (auto& result : RunAll(comms, AllReduce(1024), options)) {
     ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_EQ(result->wrong, 0);
-    EXPECT_EQ(result->iteration_seconds.size(), 10u);
+    EXPECT_FALSE(result->timed_one_by_one);
+    EXPECT_EQ(result->iteration_seconds.size(), 5u);
   }
 }
 

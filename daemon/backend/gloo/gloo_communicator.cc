@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "daemon/backend/gloo/gloo_ops.h"
 #include "daemon/backend/gloo/host_data_check.h"
@@ -191,16 +192,24 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
   FP_RETURN_IF_ERROR(
       gloo_impl::RunGlooBarrier(context_, call.timeout, next_tag_++));
 
+  // The barrier's end is the step's start the ranks share: each rank stamps
+  // when it enters each timed op from there (a late rank shows; its own op
+  // times, which do not wait, hide it).
+  const auto shared_start = std::chrono::steady_clock::now();
+  double arrival_sum = 0;
   StepOutcome outcome;
   outcome.iteration_seconds.reserve(options.iters);
   for (int i = 0; i < options.iters; ++i) {
     FP_RETURN_IF_ERROR(CheckCancelled(options));
+    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
     const auto start = std::chrono::steady_clock::now();
+    arrival_sum += std::chrono::duration<double>(start - shared_start).count();
     FP_RETURN_IF_ERROR(run_once());
     const auto end = std::chrono::steady_clock::now();
     outcome.iteration_seconds.push_back(
         std::chrono::duration<double>(end - start).count());
   }
+  outcome.arrival_seconds = arrival_sum / options.iters;
 
   if (options.check) {
     FP_RETURN_IF_ERROR(CheckCancelled(options));

@@ -26,8 +26,8 @@ uint64_t AlignUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 NcclCommunicator::NcclCommunicator(ncclComm_t comm, int gpu, int rank,
                                    int nranks, double mem_fraction)
     : per_iteration_events_(
-          std::getenv("FABRICPULSE_ITER_EVENTS") != nullptr &&
-          std::string(std::getenv("FABRICPULSE_ITER_EVENTS")) == "1"),
+          std::getenv("FABRICPULSE_ITER_EVENTS") == nullptr ||
+          std::string(std::getenv("FABRICPULSE_ITER_EVENTS")) != "0"),
       comm_(comm),
       gpu_(gpu),
       rank_(rank),
@@ -252,7 +252,7 @@ absl::Status NcclCommunicator::Wait(cudaEvent_t event, absl::Time deadline,
 absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
                                               const Buffers& b,
                                               const RunOptions& options,
-                                              std::vector<double>* seconds) {
+                                              StepOutcome* outcome) {
   while (events_.size() < static_cast<size_t>(options.iters) + 1) {
     cudaEvent_t e;
     FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
@@ -263,14 +263,32 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   for (int i = 0; i < options.warmup_iters; ++i) {
     FP_RETURN_IF_ERROR(Enqueue(step, b, deadline, options));
   }
-  // nccl-tests' method: one event before and one after the timed loop.
-  // With per-iteration events (FABRICPULSE_ITER_EVENTS=1) each iteration is
-  // timed on its own for p50/p99, at the cost of an event record between
-  // ops; without them every iteration gets the mean.
+  // The warm-ups' last collective completes on every rank at about the same
+  // moment: that is the step's start the ranks share, from which each rank
+  // stamps its entry into each timed op (nccl-tests also drains the stream
+  // between warm-ups and timing). Without warm-ups there is no shared start
+  // and no arrival times.
+  const bool arrivals = options.warmup_iters > 0;
+  absl::Time shared_start;
+  if (arrivals) {
+    FP_RETURN_IF_ERROR(
+        CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+    FP_RETURN_IF_ERROR(Wait(events_[0], deadline, options));
+    shared_start = absl::Now();
+  }
+  // Per-iteration events (the default) time each iteration on its own, for
+  // p50/p99, at the cost of an event record between ops; with
+  // FABRICPULSE_ITER_EVENTS=0 only the loop is timed (nccl-tests' method)
+  // and the percentiles are absent.
   const int last = per_iteration_events_ ? options.iters : 1;
+  double arrival_sum = 0;
   FP_RETURN_IF_ERROR(
       CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
   for (int i = 0; i < options.iters; ++i) {
+    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
+    if (arrivals) {
+      arrival_sum += absl::ToDoubleSeconds(absl::Now() - shared_start);
+    }
     FP_RETURN_IF_ERROR(Enqueue(step, b, deadline, options));
     if (per_iteration_events_ || i == options.iters - 1) {
       FP_RETURN_IF_ERROR(CudaToStatus(
@@ -279,24 +297,27 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
     }
   }
   FP_RETURN_IF_ERROR(Wait(events_[last], deadline, options));
-  seconds->clear();
+  std::vector<double>& seconds = outcome->iteration_seconds;
+  seconds.clear();
   for (int i = 0; i < last; ++i) {
     float ms = 0;
     FP_RETURN_IF_ERROR(
         CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
                      "cudaEventElapsedTime"));
-    seconds->push_back(ms / 1e3);
+    seconds.push_back(ms / 1e3);
   }
+  outcome->timed_one_by_one = per_iteration_events_;
   if (!per_iteration_events_) {
-    seconds->assign(options.iters, seconds->front() / options.iters);
+    seconds.assign(options.iters, seconds.front() / options.iters);
   }
+  if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
   return absl::OkStatus();
 }
 
 absl::Status NcclCommunicator::TimeGraph(const core::Step& step,
                                          const Buffers& b,
                                          const RunOptions& options,
-                                         std::vector<double>* seconds) {
+                                         StepOutcome* outcome) {
   while (events_.size() < 2) {
     cudaEvent_t e;
     FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
@@ -354,8 +375,10 @@ absl::Status NcclCommunicator::TimeGraph(const core::Step& step,
   if (exec != nullptr) cudaGraphExecDestroy(exec);
   if (graph != nullptr) cudaGraphDestroy(graph);
   if (!captured.ok()) return broken_ ? captured : Fail(captured);
-  // A replay gives only the total: every iteration gets the mean.
-  seconds->assign(options.iters, ms / 1e3 / options.iters);
+  // A replay gives only the total: every iteration gets the mean, and
+  // neither percentiles nor arrival times were measured.
+  outcome->iteration_seconds.assign(options.iters, ms / 1e3 / options.iters);
+  outcome->timed_one_by_one = false;
   return absl::OkStatus();
 }
 
@@ -431,10 +454,9 @@ absl::StatusOr<StepOutcome> NcclCommunicator::RunStep(
       CudaToStatus(nccl_check::LaunchFill(b.send, b.send_count, args, stream_),
                    "fill kernel"));
   StepOutcome outcome;
-  absl::Status timed =
-      options.graph
-          ? TimeGraph(step, b, options, &outcome.iteration_seconds)
-          : TimeIterations(step, b, options, &outcome.iteration_seconds);
+  absl::Status timed = options.graph
+                           ? TimeGraph(step, b, options, &outcome)
+                           : TimeIterations(step, b, options, &outcome);
   if (!timed.ok()) return broken_ ? timed : Fail(timed);
   if (options.check) {
     auto wrong = CheckData(step, b, options);

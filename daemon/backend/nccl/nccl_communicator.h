@@ -65,12 +65,11 @@ class NcclCommunicator : public Communicator {
   // failure the communicator is aborted and marked broken.
   absl::Status Wait(cudaEvent_t event, absl::Time deadline,
                     const RunOptions& options);
+  // Fill outcome->iteration_seconds, timed_one_by_one and arrival_seconds.
   absl::Status TimeIterations(const core::Step& step, const Buffers& b,
-                              const RunOptions& options,
-                              std::vector<double>* seconds);
+                              const RunOptions& options, StepOutcome* outcome);
   absl::Status TimeGraph(const core::Step& step, const Buffers& b,
-                         const RunOptions& options,
-                         std::vector<double>* seconds);
+                         const RunOptions& options, StepOutcome* outcome);
   absl::StatusOr<int64_t> CheckData(const core::Step& step, const Buffers& b,
                                     const RunOptions& options);
   absl::Status Fail(absl::Status status);

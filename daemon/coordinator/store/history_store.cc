@@ -146,7 +146,8 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
       Statement::Prepare(db_,
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                      "?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {

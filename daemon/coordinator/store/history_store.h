@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,10 +73,16 @@ struct StepRecord {
   int slowest_rank = -1;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
-  double p50_seconds = 0;
-  double p99_seconds = 0;
+  std::optional<double> p50_seconds;  // absent: not measured
+  std::optional<double> p99_seconds;
   bool regression = false;
   double baseline_busbw = 0;  // 0 when none
+  // Ranks with a nonzero wrong count (at most nranks entries).
+  std::map<int, int64_t> wrong_by_rank;
+  // The rank that entered the timed ops last and by how much after the
+  // median rank; absent when the ranks reported no arrival times.
+  std::optional<int> last_arrival_rank;
+  std::optional<double> arrival_lateness_seconds;
 };
 
 struct SweepWithSteps {

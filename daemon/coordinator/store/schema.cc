@@ -5,7 +5,9 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -73,6 +75,13 @@ CREATE INDEX steps_by_key ON steps (sweep_id, op, dtype, bytes, in_place);
     // 2: the sweep's straggler ("" when none).
     R"sql(
 ALTER TABLE sweeps ADD COLUMN straggler TEXT NOT NULL DEFAULT '';
+)sql",
+    // 3: per-rank wrong counts ("RANK:COUNT,..."; "" when clean) and the
+    // last rank to arrive (NULL when not measured).
+    R"sql(
+ALTER TABLE steps ADD COLUMN wrong_by_rank TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN last_arrival_rank INTEGER;
+ALTER TABLE steps ADD COLUMN arrival_lateness_seconds REAL;
 )sql",
 };
 
@@ -289,7 +298,48 @@ const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
-    "baseline_busbw";
+    "baseline_busbw, wrong_by_rank, last_arrival_rank, "
+    "arrival_lateness_seconds";
+
+namespace {
+
+std::optional<double> OptionalDouble(const Statement& stmt, int column) {
+  if (stmt.ColumnIsNull(column)) return std::nullopt;
+  return stmt.ColumnDouble(column);
+}
+
+void BindOptionalDouble(Statement& stmt, int index, std::optional<double> v) {
+  if (v) {
+    stmt.BindDouble(index, *v);
+  } else {
+    stmt.BindNull(index);
+  }
+}
+
+}  // namespace
+
+std::string EncodeWrongByRank(const std::map<int, int64_t>& wrong_by_rank) {
+  std::string out;
+  for (const auto& [rank, wrong] : wrong_by_rank) {
+    absl::StrAppend(&out, out.empty() ? "" : ",", rank, ":", wrong);
+  }
+  return out;
+}
+
+std::map<int, int64_t> DecodeWrongByRank(absl::string_view text) {
+  std::map<int, int64_t> out;
+  for (absl::string_view entry : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(entry, absl::MaxSplits(':', 1));
+    int rank = 0;
+    int64_t wrong = 0;
+    if (absl::SimpleAtoi(kv.first, &rank) &&
+        absl::SimpleAtoi(kv.second, &wrong)) {
+      out[rank] = wrong;
+    }
+  }
+  return out;
+}
 
 SweepRecord ReadSweepRow(const Statement& stmt) {
   SweepRecord sweep;
@@ -330,10 +380,15 @@ StepRecord ReadStepRow(const Statement& stmt) {
   step.slowest_rank = static_cast<int>(stmt.ColumnInt(13));
   step.min_rank_time_seconds = stmt.ColumnDouble(14);
   step.max_rank_time_seconds = stmt.ColumnDouble(15);
-  step.p50_seconds = stmt.ColumnDouble(16);
-  step.p99_seconds = stmt.ColumnDouble(17);
+  step.p50_seconds = OptionalDouble(stmt, 16);
+  step.p99_seconds = OptionalDouble(stmt, 17);
   step.regression = stmt.ColumnInt(18) != 0;
   step.baseline_busbw = stmt.ColumnDouble(19);
+  step.wrong_by_rank = DecodeWrongByRank(stmt.ColumnText(20));
+  if (!stmt.ColumnIsNull(21)) {
+    step.last_arrival_rank = static_cast<int>(stmt.ColumnInt(21));
+  }
+  step.arrival_lateness_seconds = OptionalDouble(stmt, 22);
   return step;
 }
 
@@ -373,10 +428,17 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   stmt.BindInt(14, step.slowest_rank);
   stmt.BindDouble(15, step.min_rank_time_seconds);
   stmt.BindDouble(16, step.max_rank_time_seconds);
-  stmt.BindDouble(17, step.p50_seconds);
-  stmt.BindDouble(18, step.p99_seconds);
+  BindOptionalDouble(stmt, 17, step.p50_seconds);
+  BindOptionalDouble(stmt, 18, step.p99_seconds);
   stmt.BindInt(19, step.regression ? 1 : 0);
   stmt.BindDouble(20, step.baseline_busbw);
+  stmt.BindText(21, EncodeWrongByRank(step.wrong_by_rank));
+  if (step.last_arrival_rank) {
+    stmt.BindInt(22, *step.last_arrival_rank);
+  } else {
+    stmt.BindNull(22);
+  }
+  BindOptionalDouble(stmt, 23, step.arrival_lateness_seconds);
 }
 
 }  // namespace fabricpulse::coordinator

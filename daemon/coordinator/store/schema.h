@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/status.h"
@@ -112,7 +113,7 @@ class Transaction {
 // Row mapping. Column lists in the order Bind*Row binds (from 1) and
 // Read*Row reads (from column 0).
 extern const char kSweepColumns[];  // the 16 columns of `sweeps`
-extern const char kStepColumns[];   // the 20 columns of `steps`
+extern const char kStepColumns[];   // the 23 columns of `steps`
 
 // Times are Unix nanoseconds; InfinitePast is NULL and InfiniteFuture is
 // INT64_MAX.
@@ -121,6 +122,9 @@ absl::Time ColumnTime(const Statement& stmt, int column);
 
 void BindSweepRow(Statement& stmt, const SweepRecord& sweep);  // not nodes
 void BindStepRow(Statement& stmt, const StepRecord& step);
+// Per-rank wrong counts as stored: "RANK:COUNT,..." ("" when clean).
+std::string EncodeWrongByRank(const std::map<int, int64_t>& wrong_by_rank);
+std::map<int, int64_t> DecodeWrongByRank(absl::string_view text);
 SweepRecord ReadSweepRow(const Statement& stmt);  // nodes left empty
 StepRecord ReadStepRow(const Statement& stmt);
 

@@ -8,7 +8,7 @@ local scrapeLabels = ['Time', '__name__', 'job', 'instance'];
 g.dashboard(
   uid='fabricpulse-node',
   title='FabricPulse / Node',
-  description='Per-node agent health, worker restarts, GPU busy, per-rank latency, slowest-rank counts and hang culprits.',
+  description='Per-node agent health, worker restarts, GPU busy, per-rank latency, late-arrival and wrong-element counts and hang culprits.',
   variables=[
     g.queryVariable('node', 'Node', 'fabricpulse_agent_workers', 'node'),
     g.queryVariable('op', 'Op', 'fabricpulse_agent_rank_latency_seconds{%s}' % n, 'op'),
@@ -93,21 +93,28 @@ g.dashboard(
       sortBy=[{ desc: true, displayName: 'time (mean)' }],
     ),
     g.table(
-      'Slowest-rank counts (time range)',
-      'Steps in which the rank was the slowest of the collective, over the dashboard\'s time range.',
-      [g.tableTarget('sort_desc(sum by (node, rank) (increase(fabricpulse_slowest_rank_total{%s}[$__range])))' % n)],
+      'Late-arrival counts (time range)',
+      'Steps in which the rank entered the collective last by the straggler margin (>= 200 us after the median rank and >= 25 % of the step time), over the dashboard\'s time range. A rank that leads this table consistently is a straggler: its host makes every other rank wait.',
+      [g.tableTarget('sort_desc(sum by (node, rank) (increase(fabricpulse_late_arrival_total{%s}[$__range])))' % n)],
       transformations=[{
         id: 'organize',
-        options: { excludeByName: { Time: true }, indexByName: {}, renameByName: { Value: 'slowest in steps' } },
+        options: { excludeByName: { Time: true }, indexByName: {}, renameByName: { Value: 'late in steps' } },
       }],
-      overrides=[g.override('slowest in steps', { decimals: 0 })],
-      sortBy=[{ desc: true, displayName: 'slowest in steps' }],
+      overrides=[g.override('late in steps', { decimals: 0 })],
+      sortBy=[{ desc: true, displayName: 'late in steps' }],
     ),
     g.timeseries(
-      'Slowest-rank counts per hour',
-      'Steps in which the rank was the slowest, in the preceding hour.',
-      [g.target('sum by (node, rank) (increase(fabricpulse_slowest_rank_total{%s}[1h]))' % n, '{{node}} rank {{rank}}')],
-      w=24,
+      'Late-arrival counts per hour',
+      'Steps in which the rank entered the collective last by the straggler margin, in the preceding hour.',
+      [g.target('sum by (node, rank) (increase(fabricpulse_late_arrival_total{%s}[1h]))' % n, '{{node}} rank {{rank}}')],
+      w=12,
+      bars=true,
+    ),
+    g.timeseries(
+      'Wrong elements per rank per hour',
+      'Wrong output elements the data check found on each rank in the preceding hour (sweeps with --check). Anything above zero is a corrupting GPU, link or NIC on that rank.',
+      [g.target('sum by (node, rank) (increase(fabricpulse_wrong_elements_total{%s}[1h]))' % n, '{{node}} rank {{rank}}')],
+      w=12,
       bars=true,
     ),
 

@@ -219,6 +219,46 @@ INSTANTIATE_TEST_SUITE_P(Matrix, GlooOpTest, ::testing::ValuesIn(MatrixCases()),
 INSTANTIATE_TEST_SUITE_P(RedOps, GlooOpTest, ::testing::ValuesIn(RedOpCases()),
                          CaseName);
 
+// A rank that enters each timed op late shows in its arrival time, from the
+// step's shared start, while its own op times are the shortest: the others
+// wait for it inside the op.
+TEST(GlooArrivalTest, LateRankArrivesLastAndRecordsTheShortestTimes) {
+  constexpr int kRanks = 3;
+  constexpr int kLate = 2;
+  fakes::InMemoryKvStore store;
+  GlooBackend backend("127.0.0.1");
+  std::vector<std::unique_ptr<Communicator>> comms =
+      ConnectAll(backend, store, kRanks);
+  ASSERT_EQ(comms.size(), static_cast<size_t>(kRanks));
+  const core::Step step =
+      MakeStep(Op::kAllReduce, DType::kFloat, RedOp::kSum, false, kRanks);
+  auto outcomes = OnAllRanks(kRanks, [&](int rank) {
+    RunOptions options = SmallRun();
+    options.iters = 4;
+    if (rank == kLate) options.late_entry = absl::Milliseconds(5);
+    return comms[rank]->RunStep(step, options);
+  });
+  double late_mean = 0;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    ASSERT_TRUE(outcomes[rank].ok()) << outcomes[rank].status();
+    EXPECT_TRUE(outcomes[rank]->timed_one_by_one);
+    ASSERT_TRUE(outcomes[rank]->arrival_seconds.has_value());
+  }
+  const StepOutcome& late = *outcomes[kLate];
+  for (double s : late.iteration_seconds) late_mean += s / 4;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    if (rank == kLate) continue;
+    const StepOutcome& on_time = *outcomes[rank];
+    // 5 ms late to each op; the first op alone makes the mean >= 1.25 ms.
+    EXPECT_GT(*late.arrival_seconds - *on_time.arrival_seconds, 0.001)
+        << "rank " << rank;
+    double mean = 0;
+    for (double s : on_time.iteration_seconds) mean += s / 4;
+    EXPECT_LT(late_mean, mean) << "rank " << rank;
+  }
+  DestroyAll(comms);
+}
+
 // ---------------------------------------------------------------------------
 // The data check itself.
 

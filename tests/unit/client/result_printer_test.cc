@@ -184,7 +184,7 @@ TEST(TablePrinterTest, RowAppearsOnlyWhenBothPlacementsArrived) {
   EXPECT_EQ(Cells(rows[0]),
             (std::vector<std::string>{"1048576", "262144", "float", "sum", "-1",
                                       "100.0", "10.49", "15.73", "0", "200.0",
-                                      "5.24", "7.86", "0", "3"}));
+                                      "5.24", "7.86", "0", "-"}));
   EXPECT_THAT(p.out.str(), HasSubstr("(GB/s)"));
   EXPECT_THAT(p.out.str(), HasSubstr("(us)"));
 }
@@ -290,6 +290,49 @@ TEST(TablePrinterTest, FailedSweepPrintsPartialRowAndError) {
   EXPECT_THAT(text, HasSubstr("# sweep s-1 failed: rank 2 lost\n# agent"));
 }
 
+TEST(TablePrinterTest, LateColumnNamesARankLateByTheMargin) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "out_of_place"), Started());
+  // 5 ms after the median rank on a 6 ms step: late.
+  v1::StepResult late = Result("all_reduce", kMiB, false, 6e-3);
+  late.set_last_arrival_rank(3);
+  late.set_arrival_lateness_seconds(5e-3);
+  p.printer->Add(late);
+  // 20 us after the median rank: the ordinary spread, not late.
+  v1::StepResult spread = Result("all_reduce", 2 * kMiB, false, 6e-3);
+  spread.set_last_arrival_rank(1);
+  spread.set_arrival_lateness_seconds(20e-6);
+  p.printer->Add(spread);
+  const std::vector<std::string> rows = DataRows(p.out.str());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(Cells(rows[0]).back(), "3");
+  EXPECT_EQ(Cells(rows[1]).back(), "-");
+  EXPECT_THAT(p.out.str(), HasSubstr(" late\n"));
+}
+
+TEST(TablePrinterTest, WrongByRankInTheFooterOnlyWhenAny) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  v1::StepResult out = Result("all_reduce", kMiB, false, 100e-6);
+  out.set_wrong(5);
+  (*out.mutable_wrong_by_rank())[2] = 5;
+  v1::StepResult in = Result("all_reduce", kMiB, true, 100e-6);
+  in.set_wrong(9);
+  (*in.mutable_wrong_by_rank())[2] = 1;
+  (*in.mutable_wrong_by_rank())[0] = 8;
+  p.printer->Add(out);
+  p.printer->Add(in);
+  p.printer->Finish(Finished());
+  EXPECT_THAT(p.out.str(), HasSubstr("# Out of bounds values : 14 FAILED\n# "
+                                     "Wrong values by rank : rank 0: 8, rank "
+                                     "2: 6\n"));
+  Printer clean(Format(OutputFormat::kTable));
+  clean.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  clean.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  clean.printer->Finish(Finished());
+  EXPECT_THAT(clean.out.str(), Not(HasSubstr("Wrong values by rank")));
+}
+
 TEST(TablePrinterTest, WrongIsNotApplicableWithoutCheck) {
   Printer p(Format(OutputFormat::kTable));
   p.printer->Begin(Spec({"all_reduce"}, "out_of_place", false), Started());
@@ -372,6 +415,11 @@ TEST(JsonPrinterTest, OneValidDocumentAtFinishWithEveryKey) {
   p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
   v1::StepResult odd = Result("alltoall", kMiB, false, 100e-6);
   odd.set_p99_seconds(std::numeric_limits<double>::quiet_NaN());
+  odd.clear_p50_seconds();  // not measured
+  (*odd.mutable_wrong_by_rank())[3] = 12;
+  (*odd.mutable_wrong_by_rank())[1] = 2;
+  odd.set_last_arrival_rank(2);
+  odd.set_arrival_lateness_seconds(4e-6);
   p.printer->Add(odd);
   EXPECT_EQ(p.out.str(), "");  // nothing before Finish
   p.printer->Finish(Finished());
@@ -393,6 +441,12 @@ TEST(JsonPrinterTest, OneValidDocumentAtFinishWithEveryKey) {
   EXPECT_THAT(text, HasSubstr("\"time_us\": 100,"));
   EXPECT_THAT(text, HasSubstr("\"redop\": \"none\""));  // alltoall
   EXPECT_THAT(text, HasSubstr("\"p99_us\": null"));
+  EXPECT_THAT(text, HasSubstr("\"p50_us\": null"));
+  EXPECT_THAT(text, HasSubstr("\"wrong_by_rank\": {},"));
+  EXPECT_THAT(text, HasSubstr("\"wrong_by_rank\": {\"1\": 2, \"3\": 12},"));
+  EXPECT_THAT(text, HasSubstr("\"last_arrival_rank\": null,"));
+  EXPECT_THAT(text, HasSubstr("\"last_arrival_rank\": 2,"));
+  EXPECT_THAT(text, HasSubstr("\"arrival_lateness_us\": 4\n"));
   EXPECT_THAT(text, HasSubstr("\"comm_reused\": false,"));
   EXPECT_THAT(text, HasSubstr("\"comm_init_s\": 0.5,"));
   EXPECT_THAT(text, HasSubstr("    \"node-a\",\n    \"node-b\"\n"));
@@ -432,12 +486,12 @@ TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
   const std::string header =
       "op,bytes,count,dtype,redop,root,in_place,time_us,algbw_gbps,"
       "busbw_gbps,wrong,slowest_rank,min_rank_time_us,max_rank_time_us,"
-      "p50_us,p99_us\n";
+      "p50_us,p99_us,wrong_by_rank,last_arrival_rank,arrival_lateness_us\n";
   EXPECT_EQ(p.out.str(), header);
   p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
   EXPECT_EQ(p.out.str(), header +
                              "all_reduce,1048576,262144,float,sum,-1,false,100,"
-                             "10.48576,15.72864,0,3,90,100,100,110\n");
+                             "10.48576,15.72864,0,3,90,100,100,110,{},,\n");
   p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
   p.printer->Finish(Finished("failed", "x"));
   const std::vector<std::string> lines =

@@ -76,6 +76,27 @@ TEST(CoordinatorMetricsTest, RecordStepExportsEveryStepSeries) {
                               "gauge"));
 }
 
+TEST(CoordinatorMetricsTest, UnmeasuredPercentilesHaveNoSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  const std::string latency =
+      "fabricpulse_latency_seconds{dtype=\"float\",nranks=\"8\",op=\"all_"
+      "reduce\",placement=\"out_of_place\",plan=\"nightly\",size=\"1048576\",";
+  // Measured first, then the same step without percentiles (graph mode):
+  // the old percentiles go, the mean stays.
+  metrics.RecordStep("nightly", Step("all_reduce", 1048576, false, 3.5e9), 8, 0,
+                     false);
+  EXPECT_EQ(ValueOf(Serialize(registry), latency + "stat=\"p99\"}"), "0.75");
+  v1::StepResult graph = Step("all_reduce", 1048576, false, 3.5e9);
+  graph.clear_p50_seconds();
+  graph.clear_p99_seconds();
+  metrics.RecordStep("nightly", graph, 8, 0, false);
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, latency + "stat=\"mean\"}"), "0.5");
+  EXPECT_EQ(text.find("stat=\"p50\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("stat=\"p99\""), std::string::npos) << text;
+}
+
 TEST(CoordinatorMetricsTest, RecordStepKeepsTheLastValueAndCountsRegressions) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
@@ -194,22 +215,31 @@ TEST(CoordinatorMetricsTest, FleetSeries) {
 
   metrics.SetAgents(3, 1);
   metrics.CommInit(16, 1.5);
-  metrics.SlowestRank("node-a", 3);
-  metrics.SlowestRank("node-a", 3);
-  metrics.SlowestRank("node-b", 12);
+  metrics.LateArrival("node-a", 3);
+  metrics.LateArrival("node-a", 3);
+  metrics.LateArrival("node-b", 12);
+  metrics.WrongElements("node-b", 12, 1024);
+  metrics.WrongElements("node-b", 12, 6);
   text = Serialize(registry);
   EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"alive\"}"), "3");
   EXPECT_EQ(ValueOf(text, "fabricpulse_agents{state=\"lost\"}"), "1");
   EXPECT_EQ(ValueOf(text, "fabricpulse_comm_init_seconds{nranks=\"16\"}"),
             "1.5");
   EXPECT_EQ(ValueOf(text,
-                    "fabricpulse_slowest_rank_total{node=\"node-a\","
+                    "fabricpulse_late_arrival_total{node=\"node-a\","
                     "rank=\"3\"}"),
             "2");
   EXPECT_EQ(ValueOf(text,
-                    "fabricpulse_slowest_rank_total{node=\"node-b\","
+                    "fabricpulse_late_arrival_total{node=\"node-b\","
                     "rank=\"12\"}"),
             "1");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_wrong_elements_total{node=\"node-b\","
+                    "rank=\"12\"}"),
+            "1030");
+  // Only ranks that corrupted have a series.
+  EXPECT_EQ(text.find("fabricpulse_wrong_elements_total{node=\"node-a\""),
+            std::string::npos);
 }
 
 TEST(CoordinatorMetricsTest, HangCulpritNamesOnlyTheLastCulprit) {
@@ -254,7 +284,7 @@ void ReportSweep(CoordinatorMetrics& metrics, int sweep) {
         step.set_slowest_rank(sweep % 8);
         metrics.RecordStep("nightly", step, 8, sweep % 2 == 0 ? 1.1e9 : 0,
                            sweep % 3 == 0);
-        metrics.SlowestRank(sweep % 2 == 0 ? "node-a" : "node-b",
+        metrics.LateArrival(sweep % 2 == 0 ? "node-a" : "node-b",
                             step.slowest_rank());
       }
     }

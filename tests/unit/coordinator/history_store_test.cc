@@ -72,6 +72,15 @@ StepRecord MakeStep(const std::string& sweep_id, int index, double busbw,
   step.p99_seconds = 0.0012;
   step.regression = index % 2 == 1;
   step.baseline_busbw = 42.5;
+  if (index % 2 == 1) {
+    // Not measured: absent, and stored as absent.
+    step.p50_seconds.reset();
+    step.p99_seconds.reset();
+  } else {
+    step.last_arrival_rank = 2;
+    step.arrival_lateness_seconds = 0.0005;
+  }
+  if (index > 0) step.wrong_by_rank = {{1, index}, {3, 2 * index}};
   return step;
 }
 
@@ -113,10 +122,12 @@ void ExpectSameStep(const StepRecord& a, const StepRecord& b) {
   EXPECT_EQ(a.min_rank_time_seconds, b.min_rank_time_seconds);
   EXPECT_EQ(a.max_rank_time_seconds, b.max_rank_time_seconds);
   EXPECT_EQ(a.p50_seconds, b.p50_seconds);
-  EXPECT_TRUE(a.p99_seconds == b.p99_seconds ||
-              (std::isnan(a.p99_seconds) && std::isnan(b.p99_seconds)));
+  EXPECT_EQ(a.p99_seconds, b.p99_seconds);
   EXPECT_EQ(a.regression, b.regression);
   EXPECT_EQ(a.baseline_busbw, b.baseline_busbw);
+  EXPECT_EQ(a.wrong_by_rank, b.wrong_by_rank);
+  EXPECT_EQ(a.last_arrival_rank, b.last_arrival_rank);
+  EXPECT_EQ(a.arrival_lateness_seconds, b.arrival_lateness_seconds);
 }
 
 class HistoryStoreTest : public ::testing::Test {
@@ -165,7 +176,7 @@ TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   sweep.started = T(1000) + absl::Nanoseconds(123);
   ASSERT_TRUE(store->BeginSweep(sweep).ok());
   StepRecord big = MakeStep("s1", 1, 180.5, "all_gather", 1ull << 40, true);
-  big.p99_seconds = std::nan("");
+  big.p50_seconds = 0.002;  // measured p50, unmeasured p99
   ASSERT_TRUE(store->AddStep(MakeStep("s1", 0, 90.25)).ok());
   ASSERT_TRUE(store->AddStep(big).ok());
   ASSERT_TRUE(store->RecordStraggler("s1", "rank 1 (node b)").ok());
@@ -405,8 +416,14 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
     ASSERT_TRUE(store->BeginSweep(MakeSweep("old", 10)).ok());
     ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
   }
-  // What a version-1 coordinator left: no straggler column.
-  RawExec("ALTER TABLE sweeps DROP COLUMN straggler; PRAGMA user_version = 1");
+  // What a version-1 coordinator left: no straggler column, no per-rank
+  // step columns.
+  RawExec(
+      "ALTER TABLE sweeps DROP COLUMN straggler; "
+      "ALTER TABLE steps DROP COLUMN wrong_by_rank; "
+      "ALTER TABLE steps DROP COLUMN last_arrival_rank; "
+      "ALTER TABLE steps DROP COLUMN arrival_lateness_seconds; "
+      "PRAGMA user_version = 1");
   ASSERT_EQ(RawUserVersion(), 1);
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);

@@ -1,5 +1,6 @@
 #include "daemon/core/step_merge.h"
 
+#include <map>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -86,9 +87,11 @@ TEST(MergeStepTest, SlowestRankSetsTheTime) {
   EXPECT_DOUBLE_EQ(merged.max_rank_time_seconds, 400e-6);
   EXPECT_DOUBLE_EQ(merged.min_rank_time_seconds, 100e-6);
   // p50 is the slowest rank's; p99 the largest over ranks (rank 0's).
-  EXPECT_DOUBLE_EQ(merged.p50_seconds, 350e-6);
-  EXPECT_DOUBLE_EQ(merged.p99_seconds, 900e-6);
+  EXPECT_DOUBLE_EQ(merged.p50_seconds.value(), 350e-6);
+  EXPECT_DOUBLE_EQ(merged.p99_seconds.value(), 900e-6);
   EXPECT_EQ(merged.wrong, 3);
+  // The sum stays, and each rank's count is kept: ranks 2 and 3 corrupted.
+  EXPECT_EQ(merged.wrong_by_rank, (std::map<int, int64_t>{{2, 1}, {3, 2}}));
   // 1 MiB / 400 us = 2621440000 B/s; x 1.5 = 3932160000 B/s.
   EXPECT_DOUBLE_EQ(merged.algbw, 2621440000.0);
   EXPECT_DOUBLE_EQ(merged.busbw, 3932160000.0);
@@ -111,12 +114,55 @@ TEST(MergeStepTest, SingleRank) {
   EXPECT_DOUBLE_EQ(merged.time_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(merged.min_rank_time_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(merged.max_rank_time_seconds, 1e-3);
-  EXPECT_DOUBLE_EQ(merged.p50_seconds, 0.9e-3);
-  EXPECT_DOUBLE_EQ(merged.p99_seconds, 2e-3);
+  EXPECT_DOUBLE_EQ(merged.p50_seconds.value(), 0.9e-3);
+  EXPECT_DOUBLE_EQ(merged.p99_seconds.value(), 2e-3);
   EXPECT_EQ(merged.wrong, 5);
   EXPECT_DOUBLE_EQ(merged.algbw, 4096000.0);
   // all_reduce on one rank moves nothing over the bus: 2(1-1)/1 = 0.
   EXPECT_DOUBLE_EQ(merged.busbw, 0.0);
+}
+
+TEST(MergeStepTest, PercentilesAbsentWhenAnyRankDidNotMeasureThem) {
+  RankStepTiming unmeasured;
+  unmeasured.rank = 1;
+  unmeasured.mean_seconds = 2e-3;
+  MergedStep merged =
+      MergeStep(MakeStep(Op::kAllReduce, kMiB),
+                {Timing(0, 1e-3, 0.9e-3, 1.5e-3), unmeasured}, 2);
+  EXPECT_FALSE(merged.p50_seconds.has_value());
+  EXPECT_FALSE(merged.p99_seconds.has_value());
+  EXPECT_DOUBLE_EQ(merged.time_seconds, 2e-3);
+}
+
+TEST(MergeStepTest, CleanStepHasNoPerRankWrongCounts) {
+  MergedStep merged = MergeStep(MakeStep(Op::kAllReduce, kMiB),
+                                {Timing(0, 1e-3), Timing(1, 1e-3)}, 2);
+  EXPECT_EQ(merged.wrong, 0);
+  EXPECT_TRUE(merged.wrong_by_rank.empty());
+}
+
+TEST(MergeStepTest, LastArrivalIsNamedWithItsLatenessOverTheMedian) {
+  std::vector<RankStepTiming> ranks = {Timing(0, 6e-3), Timing(1, 6e-3),
+                                       Timing(2, 6e-3), Timing(3, 1e-3)};
+  ranks[0].arrival_seconds = 0.010;
+  ranks[1].arrival_seconds = 0.011;
+  ranks[2].arrival_seconds = 0.012;
+  ranks[3].arrival_seconds = 0.015;
+  MergedStep merged = MergeStep(MakeStep(Op::kAllReduce, kMiB), ranks, 4);
+  ASSERT_TRUE(merged.last_arrival_rank.has_value());
+  EXPECT_EQ(*merged.last_arrival_rank, 3);
+  // Nearest-rank median of {10, 11, 12, 15} ms is 11 ms.
+  EXPECT_NEAR(merged.arrival_lateness_seconds.value(), 0.004, 1e-12);
+  // The late rank waited least: the old "slowest rank" points elsewhere.
+  EXPECT_NE(merged.slowest_rank, 3);
+}
+
+TEST(MergeStepTest, NoArrivalWhenARankDidNotReportOne) {
+  std::vector<RankStepTiming> ranks = {Timing(0, 1e-3), Timing(1, 1e-3)};
+  ranks[0].arrival_seconds = 0.5;
+  MergedStep merged = MergeStep(MakeStep(Op::kAllReduce, kMiB), ranks, 2);
+  EXPECT_FALSE(merged.last_arrival_rank.has_value());
+  EXPECT_FALSE(merged.arrival_lateness_seconds.has_value());
 }
 
 TEST(MergeStepTest, ZeroTimeGivesZeroBandwidthNotInfinity) {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Percentiles on real GPUs, end to end through the CLI (from a bundle):
+#   tests/gpu/percentiles_check.sh [BUNDLE_DIR]
+# 1 agent x all GPUs, 8 B all_reduce, 2 warm-ups + 10 timed iterations:
+# - rank 0 enters one timed iteration in ten 2 ms late
+#   (FABRICPULSE_FAULT_LATE_RANK=0:2ms:10): p99 is that iteration (>= 1.5 ms),
+#   p50 an ordinary one, below half the mean the delay inflates;
+# - with --graph the iterations are not timed one by one: p50/p99 are null.
+# Exits non-zero if a check fails.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="${1:-$(cd "$here/../.." && pwd)}"
+BIN="$root/bin"
+[ -x "$BIN/fabricpulse" ] || BIN="$root/build/bin"
+if [ -z "${NCCL_LIB_DIR:-}" ]; then
+  NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
+fi
+export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
+source "$here/../perf/cluster_lib.sh"
+ngpu=$(nvidia-smi -L | wc -l)
+cluster_up 1 "$ngpu" nccl FABRICPULSE_FAULT_LATE_RANK=0:2ms:10 || exit 1
+sweep() {
+  "$BIN/fabricpulse" --coordinator "$COORD" sweep --output json --ops all_reduce \
+    --min-bytes 8 --max-bytes 8 --warmup 2 --iters 10 --out-of-place --no-check "$@"
+}
+plain=$(sweep)
+graph=$(sweep --graph)
+cluster_down
+python3 - "$plain" "$graph" <<'PY'
+import json, sys
+plain = json.loads(sys.argv[1])["results"][0]
+graph = json.loads(sys.argv[2])["results"][0]
+print(f"one iteration in ten 2 ms late: mean {plain['time_us']} us, "
+      f"p50 {plain['p50_us']} us, p99 {plain['p99_us']} us")
+print(f"--graph: mean {graph['time_us']} us, p50 {graph['p50_us']}, "
+      f"p99 {graph['p99_us']}")
+ok = (plain["p50_us"] is not None and plain["p99_us"] is not None
+      and plain["p99_us"] >= 1500 and plain["p50_us"] < plain["time_us"] / 2
+      and graph["p50_us"] is None and graph["p99_us"] is None)
+print("PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+PY
