@@ -6,10 +6,15 @@ Prometheus and holds the list of expected-empty queries). Subcommands:
 
   wait URL QUERY [--min V] [--timeout S]
       Poll URL/api/v1/query until QUERY returns a sample (>= V if given).
+  empty URL QUERY...
+      Fail unless each QUERY returns no sample now (the caller has waited
+      for a scrape and rule evaluation of the state it means).
   queries URL --expect FILE --values k=v,... --dashboards ... --rules ...
+          [--only KEY,...]
       Evaluate every dashboard query (observability_lint's extraction, the
       variables replaced by real values) and every recording/alert rule
-      expression, and compare with the expectations in FILE.
+      expression (or only the queries named), and compare with the
+      expectations in FILE.
   series --before A --after B [--allow-plan P] [--allow-ops ...]
       Compare two /metrics snapshots of one daemon: no fabricpulse_* series
       may disappear, and every new one must be one the caller allows.
@@ -88,6 +93,24 @@ def cmd_wait(args):
                    args.timeout, last), file=sys.stderr)
             return 1
         time.sleep(0.2)
+
+
+def cmd_empty(args):
+    failed = False
+    for expr in args.query:
+        try:
+            result = query(args.url, expr)
+        except QueryError as e:
+            print("FAIL: %s: query failed: %s" % (expr, e), file=sys.stderr)
+            failed = True
+            continue
+        if result:
+            print("FAIL: %s: expected no data, got %s" % (expr, ", ".join(
+                "%s %g" % (m, v) for m, v in result[:5])), file=sys.stderr)
+            failed = True
+        else:
+            print("  %s: no data, as expected" % expr)
+    return 1 if failed else 0
 
 
 # --------------------------------------------------------------------------
@@ -198,6 +221,12 @@ def cmd_queries(args):
     table = parse_expectations(args.expect)
     items, n_rules, lint_problems = collect(args, values)
     failures = lint_problems + check_rule_health(args.url, n_rules)
+    if args.only:
+        only = set(args.only.split(","))
+        for key in sorted(only - {i[0] for i in items}):
+            failures.append("--only %s: no such query" % key)
+        items = [i for i in items if i[0] in only or
+                 (i[1] == "series" and i[0][:-len(" (series)")] in only)]
     unused = set(table) - {i[0] for i in items}
     for key in sorted(unused):
         failures.append("%s: in the expectation table but no such query "
@@ -309,10 +338,19 @@ def cmd_series(args):
                 labels.get("op", "") in allow_ops | {""} and
                 labels.get("size", "") in allow_sizes | {""}):
             why = "plan %s (sweeps run in between)" % args.allow_plan
-        elif (args.allow_baseline and
-              name == "fabricpulse_baseline_busbw_bytes_per_second" and
+        elif (args.allow_baseline and name in (
+                "fabricpulse_baseline_busbw_bytes_per_second",
+                "fabricpulse_regression") and
               ("fabricpulse_busbw_bytes_per_second", s[1]) in befores):
-            why = "baseline of an existing step (a good sweep now exists)"
+            why = "baseline or regression of an existing step (the plan " \
+                  "now has a baseline)"
+        elif (args.allow_baseline and
+              name == "fabricpulse_regressions_total" and
+              any(n == "fabricpulse_busbw_bytes_per_second" and
+                  dict(l).get("plan") == labels.get("plan") and
+                  dict(l).get("op") == labels.get("op") for n, l in befores)):
+            why = "regression counter of an existing plan and op (the " \
+                  "plan now has a baseline)"
         elif (name in ("fabricpulse_late_arrival_total",
                        "fabricpulse_wrong_elements_total") and
               (labels.get("node"), labels.get("rank")) in ranks):
@@ -340,8 +378,14 @@ def cmd_series(args):
     for why, n in sorted(reasons.items()):
         print("    +%d %s" % (n, why))
     if args.same_plan:
+        # Less what --allow-baseline let in (a baseline of existing steps).
+        allowed = {s for s in after - before if s[0] in (
+            "fabricpulse_baseline_busbw_bytes_per_second",
+            "fabricpulse_regression", "fabricpulse_regressions_total") and
+            show(s) not in bad} if args.allow_baseline else set()
         b = sum(1 for s in before if dict(s[1]).get("plan") == args.same_plan)
-        a = sum(1 for s in after if dict(s[1]).get("plan") == args.same_plan)
+        a = sum(1 for s in after - allowed
+                if dict(s[1]).get("plan") == args.same_plan)
         print("    plan %s: %d series -> %d" % (args.same_plan, b, a))
         if a != b:
             bad.append("plan %s has %d series, was %d" % (args.same_plan, a,
@@ -364,8 +408,13 @@ def main():
     w.add_argument("query")
     w.add_argument("--min", type=float)
     w.add_argument("--timeout", type=float, default=20)
+    e = sub.add_parser("empty")
+    e.add_argument("url")
+    e.add_argument("query", nargs="+")
     q = sub.add_parser("queries")
     q.add_argument("url")
+    q.add_argument("--only", default="",
+                   help="KEY,...: evaluate only these queries")
     q.add_argument("--expect", required=True)
     q.add_argument("--values", required=True)
     q.add_argument("--contract", required=True)
@@ -386,7 +435,7 @@ def main():
     s.add_argument("--same-plan", default="",
                    help="this plan's series count must not change")
     args = ap.parse_args()
-    return {"wait": cmd_wait, "queries": cmd_queries,
+    return {"wait": cmd_wait, "empty": cmd_empty, "queries": cmd_queries,
             "series": cmd_series}[args.cmd](args)
 
 

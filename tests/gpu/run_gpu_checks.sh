@@ -6,7 +6,9 @@
 #    memory bound, timeout/abort);
 # 2. 1 agent x all GPUs, then 1 GPU per agent, then 1 GPU per agent over
 #    NCCL's network path (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1): every op,
-#    several dtypes and redops, both placements, #wrong = 0.
+#    several dtypes and redops, both placements, #wrong = 0; each sweep has
+#    exactly the op x size x placement rows its flags ask for, over all GPUs
+#    (tests/gpu/check_sweep_json.py).
 # Exits non-zero if any check fails.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,11 +21,13 @@ fi
 export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/../perf/cluster_lib.sh"
 ngpu=$(nvidia-smi -L | wc -l)
+nranks=$ngpu  # every topology below uses every GPU
 failures=0
-check() {  # check LABEL sweep-args...
+check() {  # check LABEL sweep-args... (against $nranks ranks)
   local label=$1; shift
   "$BIN/fabricpulse" --coordinator "$COORD" sweep --output json "$@" |
-    python3 "$here/check_sweep_json.py" "$label" || failures=$((failures + 1))
+    python3 "$here/check_sweep_json.py" "$label" "$nranks" "$@" ||
+    failures=$((failures + 1))
 }
 
 echo "== GPU unit tests ($ngpu GPUs)"

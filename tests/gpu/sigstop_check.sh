@@ -154,10 +154,10 @@ worker_pid() {  # agent-pid local-index
 }
 
 # Warm sweep: builds the communicator that the faulty sweep reuses.
-fp sweep --output json --ops all_reduce --min-bytes 8 --max-bytes 64K --iters 5 --warmup 1 \
-  > "$out/warm.json" 2> "$out/warm.err"
+warm_args=(--ops all_reduce --min-bytes 8 --max-bytes 64K --iters 5 --warmup 1)
+fp sweep --output json "${warm_args[@]}" > "$out/warm.json" 2> "$out/warm.err"
 rc=$?
-line=$(python3 "$here/check_sweep_json.py" "warm sweep" < "$out/warm.json")
+line=$(python3 "$here/check_sweep_json.py" "warm sweep" "$nranks" "${warm_args[@]}" < "$out/warm.json")
 if [ "$rc" -eq 0 ] && [[ "$line" == PASS* ]]; then
   pass "${line#PASS }"
 else
@@ -344,10 +344,10 @@ else
 fi
 
 # The next sweep passes.
-fp sweep --output json --ops all_reduce,alltoall --min-bytes 8 --max-bytes 1M --iters 5 --warmup 1 \
-  > "$out/next.json" 2> "$out/next.err"
+next_args=(--ops "all_reduce,alltoall" --min-bytes 8 --max-bytes 1M --iters 5 --warmup 1)
+fp sweep --output json "${next_args[@]}" > "$out/next.json" 2> "$out/next.err"
 rc=$?
-line=$(python3 "$here/check_sweep_json.py" "next sweep" < "$out/next.json")
+line=$(python3 "$here/check_sweep_json.py" "next sweep" "$nranks" "${next_args[@]}" < "$out/next.json")
 if [ "$rc" -eq 0 ] && [[ "$line" == PASS* ]]; then
   pass "${line#PASS }"
 else
