@@ -36,6 +36,8 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   s.p99_seconds = r.p99_seconds();
   s.regression = r.regression();
   s.baseline_busbw = r.baseline_busbw_bytes_per_second();
+  s.baseline_sweeps = r.baseline_sweeps();
+  s.baseline_time_seconds = r.baseline_time_seconds();
   return s;
 }
 
@@ -61,6 +63,10 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   r.set_p99_seconds(s.p99_seconds);
   r.set_regression(s.regression);
   r.set_baseline_busbw_bytes_per_second(s.baseline_busbw);
+  if (s.baseline_sweeps > 0) {
+    r.set_baseline_sweeps(s.baseline_sweeps);
+    r.set_baseline_time_seconds(s.baseline_time_seconds);
+  }
   return r;
 }
 

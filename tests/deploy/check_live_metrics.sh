@@ -139,6 +139,7 @@ cat >"$tmp/coordinator.yaml" <<'EOF'
 timezone: UTC
 baseline:
   window: 10
+  min_sweeps: 2      # the third quick sweep has a baseline
   threshold: 1.0     # any step slower than the baseline regresses
 plans:
   quick:

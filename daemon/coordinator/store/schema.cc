@@ -74,6 +74,12 @@ CREATE INDEX steps_by_key ON steps (sweep_id, op, dtype, bytes, in_place);
     R"sql(
 ALTER TABLE sweeps ADD COLUMN straggler TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: each step's baseline time and how many sweeps its baseline had
+    // (0 for steps judged before a baseline needed min_sweeps sweeps).
+    R"sql(
+ALTER TABLE steps ADD COLUMN baseline_time_seconds REAL;
+ALTER TABLE steps ADD COLUMN baseline_sweeps INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -289,7 +295,7 @@ const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
-    "baseline_busbw";
+    "baseline_busbw, baseline_time_seconds, baseline_sweeps";
 
 SweepRecord ReadSweepRow(const Statement& stmt) {
   SweepRecord sweep;
@@ -334,6 +340,9 @@ StepRecord ReadStepRow(const Statement& stmt) {
   step.p99_seconds = stmt.ColumnDouble(17);
   step.regression = stmt.ColumnInt(18) != 0;
   step.baseline_busbw = stmt.ColumnDouble(19);
+  step.baseline_sweeps = static_cast<int>(stmt.ColumnInt(21));
+  step.baseline_time_seconds =
+      step.baseline_sweeps > 0 ? stmt.ColumnDouble(20) : 0;
   return step;
 }
 
@@ -377,6 +386,12 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   stmt.BindDouble(18, step.p99_seconds);
   stmt.BindInt(19, step.regression ? 1 : 0);
   stmt.BindDouble(20, step.baseline_busbw);
+  if (step.baseline_sweeps > 0) {
+    stmt.BindDouble(21, step.baseline_time_seconds);
+  } else {
+    stmt.BindNull(21);
+  }
+  stmt.BindInt(22, step.baseline_sweeps);
 }
 
 }  // namespace fabricpulse::coordinator
