@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "client/output/baseline_comparison.h"
 #include "client/output/units.h"
 #include "daemon/core/op_traits.h"
 
@@ -24,6 +25,10 @@ ResultField Unsigned(absl::string_view key, uint64_t value) {
 
 ResultField Bool(absl::string_view key, bool value) {
   return {key, ResultField::Kind::kLiteral, value ? "true" : "false"};
+}
+
+ResultField Null(absl::string_view key) {
+  return {key, ResultField::Kind::kNull, ""};
 }
 
 ResultField Number(absl::string_view key, double value) {
@@ -56,13 +61,19 @@ const std::vector<absl::string_view>& ResultFieldNames() {
                                          "min_rank_time_us",
                                          "max_rank_time_us",
                                          "p50_us",
-                                         "p99_us"};
+                                         "p99_us",
+                                         "regression",
+                                         "baseline_sweeps",
+                                         "judged_on",
+                                         "baseline_time_us",
+                                         "baseline_busbw_gbps"};
   return *kNames;
 }
 
 std::vector<ResultField> ResultFields(const v1::StepResult& result,
                                       BwUnit unit) {
   const v1::StepKey& step = result.step();
+  const bool baseline = result.baseline_sweeps() > 0;
   return {
       String("op", step.op()),
       Unsigned("bytes", step.bytes()),
@@ -80,6 +91,17 @@ std::vector<ResultField> ResultFields(const v1::StepResult& result,
       Number("max_rank_time_us", ToMicros(result.max_rank_time_seconds())),
       Number("p50_us", ToMicros(result.p50_seconds())),
       Number("p99_us", ToMicros(result.p99_seconds())),
+      Bool("regression", result.regression()),
+      Integer("baseline_sweeps", result.baseline_sweeps()),
+      baseline ? String("judged_on", JudgedOnTime(result) ? "time" : "busbw")
+               : Null("judged_on"),
+      baseline
+          ? Number("baseline_time_us", ToMicros(result.baseline_time_seconds()))
+          : Null("baseline_time_us"),
+      baseline
+          ? Number("baseline_busbw_gbps",
+                   ToBwUnit(unit, result.baseline_busbw_bytes_per_second()))
+          : Null("baseline_busbw_gbps"),
   };
 }
 

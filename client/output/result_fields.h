@@ -29,7 +29,10 @@ struct ResultField {
 
 // The key names, in order: op, bytes, count, dtype, redop, root, in_place,
 // time_us, algbw_gbps, busbw_gbps, wrong, slowest_rank, min_rank_time_us,
-// max_rank_time_us, p50_us, p99_us.
+// max_rank_time_us, p50_us, p99_us, regression, baseline_sweeps, judged_on,
+// baseline_time_us, baseline_busbw_gbps. The last three are null (empty in
+// CSV) when the step has no baseline (baseline_sweeps 0); judged_on is
+// "time" for latency-bound steps, else "busbw".
 const std::vector<absl::string_view>& ResultFieldNames();
 
 // The fields of `result` in ResultFieldNames() order. Times are in

@@ -73,6 +73,9 @@ class TablePrinter : public ResultPrinter {
   double busbw_sum_ = 0;  // bytes per second
   int busbw_count_ = 0;
   int64_t wrong_total_ = 0;
+  // The regressed steps, listed after the table; at most the sweep's step
+  // count.
+  std::vector<v1::StepResult> regressed_;
 };
 
 }  // namespace fabricpulse::client

@@ -432,12 +432,14 @@ TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
   const std::string header =
       "op,bytes,count,dtype,redop,root,in_place,time_us,algbw_gbps,"
       "busbw_gbps,wrong,slowest_rank,min_rank_time_us,max_rank_time_us,"
-      "p50_us,p99_us\n";
+      "p50_us,p99_us,regression,baseline_sweeps,judged_on,baseline_time_us,"
+      "baseline_busbw_gbps\n";
   EXPECT_EQ(p.out.str(), header);
   p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
   EXPECT_EQ(p.out.str(), header +
                              "all_reduce,1048576,262144,float,sum,-1,false,100,"
-                             "10.48576,15.72864,0,3,90,100,100,110\n");
+                             "10.48576,15.72864,0,3,90,100,100,110,false,0,,,"
+                             "\n");
   p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
   p.printer->Finish(Finished("failed", "x"));
   const std::vector<std::string> lines =
