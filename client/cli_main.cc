@@ -85,6 +85,17 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                   "Plain numbers in base units (s, B/s), no unit rows");
   sweep->add_flag("--fresh-comm", f.fresh_comm,
                   "Build a new communicator (measures its init time)");
+  sweep->add_flag("--fail-on-regression", f.fail_on_regression,
+                  "Exit 5 when a step regressed against its baseline (the "
+                  "median of the coordinator's last succeeded sweeps of the "
+                  "same plan, op, size, ranks and topology)");
+  sweep
+      ->add_option("--min-busbw", f.min_busbw,
+                   "OP=VALUE: exit 5 when OP's average busbw over this "
+                   "sweep's sizes is below 90% of VALUE (nccl-tests' "
+                   "NCCL_TESTS_MIN_BW), VALUE in --bw-unit; repeatable or "
+                   "comma-separated")
+      ->delimiter(',');
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
        {"--ops", "--min-bytes", "--max-bytes", "--factor", "--step", "--dtype",

@@ -57,20 +57,7 @@ int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
                                   s.started_unix_seconds());
   }
   printer->Finish(finished);
-  int regressions = 0;
-  for (const auto& r : resp.results()) regressions += r.regression() ? 1 : 0;
-  if (output.format == OutputFormat::kTable && regressions > 0) {
-    std::printf("# %d step(s) below baseline x threshold:\n", regressions);
-    for (const auto& r : resp.results()) {
-      if (!r.regression()) continue;
-      std::printf("#   %s %llu B%s: busbw %.2f GB/s, baseline %.2f GB/s\n",
-                  r.step().op().c_str(),
-                  static_cast<unsigned long long>(r.step().bytes()),
-                  r.step().in_place() ? " in-place" : "",
-                  r.busbw_bytes_per_second() / 1e9,
-                  r.baseline_busbw_bytes_per_second() / 1e9);
-    }
-  }
+  // The table lists regressed steps itself (TablePrinter::Finish).
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/sweep_gates.h"
 #include "client/output/progress_line.h"
 #include "client/output/result_printer.h"
 #include "daemon/common/grpc_status.h"
@@ -70,6 +71,12 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
       output.raw = flags.raw;
     }
   }
+  absl::StatusOr<std::vector<MinBusbw>> gates =
+      ParseMinBusbw(flags.min_busbw, output.unit);
+  if (bad.ok()) bad = gates.status();
+  // A plan's ops are known once it starts: an op it lacks then fails its
+  // gate as unmeasured.
+  if (bad.ok() && flags.plan.empty()) bad = CheckGateOps(*gates, flags.ops);
   if (!bad.ok()) {
     PrintError(std::string(bad.message()));
     return kExitBadInput;
@@ -94,6 +101,7 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
   bool started = false;
   int total_steps = 0, done = 0;
   int64_t wrong = 0;
+  std::vector<v1::StepResult> results;  // at most the sweep's step count
   while (reader->Read(&event)) {
     if (event.has_started()) {
       started = true;
@@ -109,6 +117,7 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
       printer->Add(event.result());
       std::cout.flush();
       wrong += event.result().wrong();
+      results.push_back(event.result());
       progress.Update(
           ++done, total_steps,
           absl::StrCat(event.result().step().op(), " ",
@@ -150,7 +159,17 @@ int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
                             wrong, " wrong element(s)"));
     return kExitFailed;
   }
-  return kExitOk;
+  std::vector<std::string> failed_gates =
+      FailedMinBusbw(*gates, results, output.unit);
+  if (flags.fail_on_regression) {
+    std::string regressed = FailedRegressionGate(results, output.unit);
+    if (!regressed.empty()) failed_gates.push_back(std::move(regressed));
+  }
+  for (const std::string& line : failed_gates) {
+    PrintError(
+        absl::StrCat("sweep ", finished.sweep_id(), ": gate failed: ", line));
+  }
+  return failed_gates.empty() ? kExitOk : kExitGateFailed;
 }
 
 }  // namespace fabricpulse::client

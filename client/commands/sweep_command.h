@@ -33,12 +33,18 @@ struct SweepFlags {
   // Run this plan of the coordinator's config (then the spec flags above
   // must not be given).
   std::string plan;
+  // Gates (sweep_gates.h): exit 5 when a step regressed / when an op's
+  // average busbw is below its minimum ("OP=VALUE" in --bw-unit).
+  bool fail_on_regression = false;
+  std::vector<std::string> min_busbw;
 };
 
 // Parses sizes and the timeout. Errors: INVALID_ARGUMENT naming the flag.
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
-// Returns the exit code.
+// Returns the exit code: 0 success; 1 the sweep failed or its data check
+// found wrong elements; 2 bad flags; 3 unreachable; 4 busy; 5 a gate
+// failed (each failed gate on one line on stderr).
 int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags);
 
 }  // namespace fabricpulse::client

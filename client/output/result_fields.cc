@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "client/output/baseline_comparison.h"
 #include "client/output/units.h"
 #include "daemon/core/op_traits.h"
 
@@ -27,13 +28,13 @@ ResultField Bool(absl::string_view key, bool value) {
   return {key, ResultField::Kind::kLiteral, value ? "true" : "false"};
 }
 
+ResultField Null(absl::string_view key) {
+  return {key, ResultField::Kind::kNull, ""};
+}
+
 ResultField Number(absl::string_view key, double value) {
   if (!std::isfinite(value)) return {key, ResultField::Kind::kNull, ""};
   return {key, ResultField::Kind::kLiteral, FormatNumber(value)};
-}
-
-ResultField Null(absl::string_view key) {
-  return {key, ResultField::Kind::kNull, ""};
 }
 
 ResultField WrongByRank(const v1::StepResult& result) {
@@ -77,13 +78,19 @@ const std::vector<absl::string_view>& ResultFieldNames() {
                                          "p99_us",
                                          "wrong_by_rank",
                                          "last_arrival_rank",
-                                         "arrival_lateness_us"};
+                                         "arrival_lateness_us",
+                                         "regression",
+                                         "baseline_sweeps",
+                                         "judged_on",
+                                         "baseline_time_us",
+                                         "baseline_busbw_gbps"};
   return *kNames;
 }
 
 std::vector<ResultField> ResultFields(const v1::StepResult& result,
                                       BwUnit unit) {
   const v1::StepKey& step = result.step();
+  const bool baseline = result.baseline_sweeps() > 0;
   return {
       String("op", step.op()),
       Unsigned("bytes", step.bytes()),
@@ -113,6 +120,17 @@ std::vector<ResultField> ResultFields(const v1::StepResult& result,
           ? Number("arrival_lateness_us",
                    ToMicros(result.arrival_lateness_seconds()))
           : Null("arrival_lateness_us"),
+      Bool("regression", result.regression()),
+      Integer("baseline_sweeps", result.baseline_sweeps()),
+      baseline ? String("judged_on", JudgedOnTime(result) ? "time" : "busbw")
+               : Null("judged_on"),
+      baseline
+          ? Number("baseline_time_us", ToMicros(result.baseline_time_seconds()))
+          : Null("baseline_time_us"),
+      baseline
+          ? Number("baseline_busbw_gbps",
+                   ToBwUnit(unit, result.baseline_busbw_bytes_per_second()))
+          : Null("baseline_busbw_gbps"),
   };
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "client/output/baseline_comparison.h"
 #include "client/output/result_fields.h"
 #include "client/output/units.h"
 #include "daemon/core/op_traits.h"
@@ -118,6 +119,7 @@ void TablePrinter::Add(const v1::StepResult& result) {
   for (const auto& [rank, wrong] : result.wrong_by_rank()) {
     wrong_by_rank_[rank] += wrong;
   }
+  if (result.regression()) regressed_.push_back(result);
 
   const bool in_place = step.in_place();
   auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Row& r) {
@@ -178,6 +180,13 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
   out_ << "\n";
   if (!finished.straggler().empty()) {
     out_ << "# straggler: " << finished.straggler() << "\n";
+  }
+  if (!regressed_.empty()) {
+    out_ << "# " << regressed_.size()
+         << " step(s) regressed against their baseline:\n";
+    for (const v1::StepResult& r : regressed_) {
+      out_ << "#   " << DescribeComparison(r, options_.unit) << "\n";
+    }
   }
   out_.flush();
 }

@@ -78,6 +78,9 @@ class TablePrinter : public ResultPrinter {
   int64_t wrong_total_ = 0;
   // Summed per rank over the sweep; at most nranks entries.
   std::map<int, int64_t> wrong_by_rank_;
+  // The regressed steps, listed after the table; at most the sweep's step
+  // count.
+  std::vector<v1::StepResult> regressed_;
 };
 
 }  // namespace fabricpulse::client

@@ -55,13 +55,14 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
                       "p50, p99)")),
       baseline_(GaugeFamily(registry,
                             "fabricpulse_baseline_busbw_bytes_per_second",
-                            "Median busbw of the last good sweeps")),
+                            "Median busbw of the plan's last succeeded "
+                            "sweeps (at least baseline.min_sweeps)")),
       regression_(
           GaugeFamily(registry, "fabricpulse_regression",
-                      "1 while the last sweep's step is below baseline x "
-                      "threshold")),
+                      "1 while the step of the plan's last succeeded sweep "
+                      "is worse than baseline x threshold and its spread")),
       regressions_(CounterFamily(registry, "fabricpulse_regressions_total",
-                                 "Steps found below baseline x threshold")),
+                                 "Regressed steps of succeeded plan sweeps")),
       sweeps_(CounterFamily(registry, "fabricpulse_sweeps_total",
                             "Finished sweeps, by plan, trigger and outcome")),
       sweep_duration_(
@@ -97,61 +98,79 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           registry, "fabricpulse_schedule_deferred_total",
           "Scheduled firings held back (queued) by busy GPUs or members")) {}
 
+namespace {
+
+prometheus::Labels StepLabels(const std::string& plan,
+                              const v1::StepResult& result, int nranks) {
+  const v1::StepKey& key = result.step();
+  return {{"plan", PlanLabel(plan)},
+          {"op", key.op()},
+          {"dtype", key.dtype()},
+          {"size", absl::StrCat(key.bytes())},
+          {"placement", key.in_place() ? "in_place" : "out_of_place"},
+          {"nranks", absl::StrCat(nranks)}};
+}
+
+}  // namespace
+
 void CoordinatorMetrics::RestoreStep(const std::string& plan,
                                      const v1::StepResult& result, int nranks) {
-  SetStepGauges(plan, result, nranks, result.baseline_busbw_bytes_per_second(),
-                result.regression());
+  RecordStep(plan, result, nranks);
+  SetVerdictGauges(plan, result, nranks);
+}
+
+void CoordinatorMetrics::RecordVerdict(const std::string& plan,
+                                       const v1::StepResult& result,
+                                       int nranks) {
+  prometheus::Counter& regressions = SetVerdictGauges(plan, result, nranks);
+  if (result.regression() && result.baseline_sweeps() > 0) {
+    regressions.Increment();
+  }
 }
 
 void CoordinatorMetrics::RecordStep(const std::string& plan,
-                                    const v1::StepResult& result, int nranks,
-                                    double baseline_busbw, bool regression) {
-  prometheus::Counter& regressions =
-      SetStepGauges(plan, result, nranks, baseline_busbw, regression);
-  if (regression) regressions.Increment();
-}
-
-prometheus::Counter& CoordinatorMetrics::SetStepGauges(
-    const std::string& plan, const v1::StepResult& result, int nranks,
-    double baseline_busbw, bool regression) {
-  const v1::StepKey& key = result.step();
-  const std::string plan_label = PlanLabel(plan);
-  const prometheus::Labels labels = {
-      {"plan", plan_label},
-      {"op", key.op()},
-      {"dtype", key.dtype()},
-      {"size", absl::StrCat(key.bytes())},
-      {"placement", key.in_place() ? "in_place" : "out_of_place"},
-      {"nranks", absl::StrCat(nranks)}};
+                                    const v1::StepResult& result, int nranks) {
+  const prometheus::Labels labels = StepLabels(plan, result, nranks);
   busbw_.Add(labels).Set(result.busbw_bytes_per_second());
   algbw_.Add(labels).Set(result.algbw_bytes_per_second());
   prometheus::Labels mean = labels;
   mean.emplace("stat", "mean");
   latency_.Add(mean).Set(result.time_seconds());
+  absl::MutexLock lock(&removable_mu_);
+  // Percentiles that were not measured are absent, never a copy.
+  const std::tuple<const char*, bool, double> percentiles[] = {
+      {"p50", result.has_p50_seconds(), result.p50_seconds()},
+      {"p99", result.has_p99_seconds(), result.p99_seconds()}};
+  for (const auto& [stat, measured, seconds] : percentiles) {
+    prometheus::Labels with_stat = labels;
+    with_stat.emplace("stat", stat);
+    if (measured) {
+      latency_.Add(with_stat).Set(seconds);
+    } else if (latency_.Has(with_stat)) {
+      latency_.Remove(&latency_.Add(with_stat));
+    }
+  }
+}
+
+prometheus::Counter& CoordinatorMetrics::SetVerdictGauges(
+    const std::string& plan, const v1::StepResult& result, int nranks) {
+  const prometheus::Labels labels = StepLabels(plan, result, nranks);
+  const double baseline_busbw = result.baseline_busbw_bytes_per_second();
   {
     absl::MutexLock lock(&removable_mu_);
-    // Percentiles that were not measured are absent, never a copy.
-    const std::tuple<const char*, bool, double> percentiles[] = {
-        {"p50", result.has_p50_seconds(), result.p50_seconds()},
-        {"p99", result.has_p99_seconds(), result.p99_seconds()}};
-    for (const auto& [stat, measured, seconds] : percentiles) {
-      prometheus::Labels with_stat = labels;
-      with_stat.emplace("stat", stat);
-      if (measured) {
-        latency_.Add(with_stat).Set(seconds);
-      } else if (latency_.Has(with_stat)) {
-        latency_.Remove(&latency_.Add(with_stat));
-      }
-    }
-    if (baseline_busbw > 0) {
+    if (result.baseline_sweeps() > 0 && baseline_busbw > 0) {
       baseline_.Add(labels).Set(baseline_busbw);
     } else if (baseline_.Has(labels)) {
       // A stale baseline would keep alerts comparing against it.
       baseline_.Remove(&baseline_.Add(labels));
     }
   }
-  regression_.Add(labels).Set(regression ? 1 : 0);
-  return regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
+  // No baseline, no regression: also for steps stored by a coordinator
+  // that judged against a single sweep (baseline_sweeps 0).
+  regression_.Add(labels).Set(
+      result.regression() && result.baseline_sweeps() > 0 ? 1 : 0);
+  return regressions_.Add(
+      {{"plan", PlanLabel(plan)}, {"op", result.step().op()}});
 }
 
 void CoordinatorMetrics::SweepFinished(const std::string& plan,

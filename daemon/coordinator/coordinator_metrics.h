@@ -36,26 +36,35 @@ class CoordinatorMetrics {
   CoordinatorMetrics(const CoordinatorMetrics&) = delete;
   CoordinatorMetrics& operator=(const CoordinatorMetrics&) = delete;
 
-  // One merged step of a finished sweep. `plan`: the plan name or "adhoc".
-  // Sets, for the labels {plan, op, dtype, size, placement, nranks} taken
-  // from result.step() (size: decimal bytes; placement: "in_place" or
-  // "out_of_place"):
+  // One merged step of a sweep, as it is measured. `plan`: the plan name or
+  // "adhoc". Sets, for the labels {plan, op, dtype, size, placement,
+  // nranks} taken from result.step() (size: decimal bytes; placement:
+  // "in_place" or "out_of_place"):
   //   fabricpulse_busbw_bytes_per_second, fabricpulse_algbw_bytes_per_second,
   //   fabricpulse_latency_seconds{stat="mean"} = result.time_seconds (the
   //     slowest rank's mean), {stat="p50"} = result.p50_seconds,
   //     {stat="p99"} = result.p99_seconds; a percentile the result does not
-  //     carry (not measured) is absent (removed if present),
-  //   fabricpulse_baseline_busbw_bytes_per_second = baseline_busbw when > 0;
-  //     when 0 (no baseline yet) the series is absent (removed if present),
-  //   fabricpulse_regression = regression ? 1 : 0,
-  // and increments fabricpulse_regressions_total{plan, op} when
-  // `regression` (the counter is created at 0 otherwise, so that increase()
-  // sees the first regression).
+  //     carry (not measured) is absent (removed if present).
+  // Never the baseline or regression series (RecordVerdict).
   void RecordStep(const std::string& plan, const v1::StepResult& result,
-                  int nranks, double baseline_busbw, bool regression);
-  // Sets the same gauges from a stored result (its own baseline and
-  // regression) at start-up, without counting its regression again in
-  // fabricpulse_regressions_total (created at 0 when absent).
+                  int nranks);
+  // The regression verdict of one step of a plan's sweep that completed
+  // successfully (the caller's rule: never a running, failed or aborted
+  // sweep, never an ad-hoc one). Same labels as RecordStep. Sets
+  //   fabricpulse_baseline_busbw_bytes_per_second = the result's baseline
+  //     busbw when it has a baseline (baseline_sweeps > 0 and a busbw > 0);
+  //     otherwise the series is absent (removed if present),
+  //   fabricpulse_regression = 1 when result.regression() and it has a
+  //     baseline (baseline_sweeps > 0), else 0,
+  // and increments fabricpulse_regressions_total{plan, op} on such a
+  // regression
+  // (the counter is created at 0 otherwise, so that increase() sees the
+  // first regression).
+  void RecordVerdict(const std::string& plan, const v1::StepResult& result,
+                     int nranks);
+  // Both of the above from a stored result at start-up, without counting
+  // its regression again in fabricpulse_regressions_total (created at 0
+  // when absent).
   void RestoreStep(const std::string& plan, const v1::StepResult& result,
                    int nranks);
 
@@ -117,10 +126,10 @@ class CoordinatorMetrics {
   void ScheduleDeferred(const std::string& schedule, const std::string& reason);
 
  private:
-  // RecordStep's gauges; returns the step's regressions counter.
-  prometheus::Counter& SetStepGauges(const std::string& plan,
-                                     const v1::StepResult& result, int nranks,
-                                     double baseline_busbw, bool regression);
+  // RecordVerdict's gauges; returns the step's regressions counter.
+  prometheus::Counter& SetVerdictGauges(const std::string& plan,
+                                        const v1::StepResult& result,
+                                        int nranks);
 
   prometheus::Family<prometheus::Gauge>& busbw_;
   prometheus::Family<prometheus::Gauge>& algbw_;

@@ -41,6 +41,8 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   if (r.has_arrival_lateness_seconds()) {
     s.arrival_lateness_seconds = r.arrival_lateness_seconds();
   }
+  s.baseline_sweeps = r.baseline_sweeps();
+  s.baseline_time_seconds = r.baseline_time_seconds();
   return s;
 }
 
@@ -71,6 +73,10 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   if (s.last_arrival_rank) r.set_last_arrival_rank(*s.last_arrival_rank);
   if (s.arrival_lateness_seconds) {
     r.set_arrival_lateness_seconds(*s.arrival_lateness_seconds);
+  }
+  if (s.baseline_sweeps > 0) {
+    r.set_baseline_sweeps(s.baseline_sweeps);
+    r.set_baseline_time_seconds(s.baseline_time_seconds);
   }
   return r;
 }

@@ -12,7 +12,12 @@ namespace fabricpulse::coordinator {
 // fabricpulse_last_success_timestamp_seconds{plan} and, but for "adhoc"
 // (ad-hoc sweeps are not a plan's state), every step's busbw,
 // algbw, latency, baseline and regression gauges as that sweep left them
-// (CoordinatorMetrics::RestoreStep: no regression is counted again). A
+// (CoordinatorMetrics::RestoreStep: no regression is counted again). These
+// are the values a succeeded plan sweep publishes when it completes, so a
+// restart shows what was shown before it. A step stored without a baseline
+// of at least baseline.min_sweeps sweeps (baseline_sweeps 0, e.g. judged
+// by an older coordinator against one sweep) restores no baseline and no
+// regression. A
 // history that cannot be read restores nothing. Returns how many plans were
 // restored.
 int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics);

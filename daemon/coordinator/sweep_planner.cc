@@ -58,7 +58,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   core::SweepSpec spec = common::SpecFromProto(request.spec());
   std::vector<std::string> nodes(request.nodes().begin(),
                                  request.nodes().end());
-  std::string plan_name = "adhoc";
+  std::string plan_name = kAdhocPlan;
   if (!request.plan().empty()) {
     auto it = config_->plans.find(request.plan());
     if (it == config_->plans.end()) {

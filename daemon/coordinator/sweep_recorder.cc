@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/core/log.h"
+#include "daemon/core/regression.h"
 #include "daemon/core/straggler.h"
 
 namespace fabricpulse::coordinator {
@@ -47,19 +48,33 @@ absl::Status SweepRecorder::Begin() {
   return absl::OkStatus();
 }
 
-void SweepRecorder::RecordResult(v1::StepResult& result) {
+void SweepRecorder::Judge(v1::StepResult& result) {
   const v1::StepKey& key = result.step();
-  auto baseline = history_->Baseline(plan_.plan_name, key.op(), key.dtype(),
-                                     key.bytes(), plan_.nranks, plan_.topology,
-                                     key.in_place(), config_->baseline_window);
-  if (baseline.ok() && *baseline > 0) {
-    result.set_baseline_busbw_bytes_per_second(*baseline);
-    result.set_regression(result.busbw_bytes_per_second() <
-                          *baseline * config_->regression_threshold);
+  auto samples = history_->BaselineSamples(
+      plan_.plan_name, key.op(), key.dtype(), key.bytes(), plan_.nranks,
+      plan_.topology, key.in_place(), config_->baseline_window);
+  if (!samples.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", samples.status().message()));
+    return;
   }
-  metrics_->RecordStep(plan_.plan_name, result, plan_.nranks,
-                       result.baseline_busbw_bytes_per_second(),
-                       result.regression());
+  core::RegressionRule rule;
+  rule.min_sweeps = config_->baseline_min_sweeps;
+  rule.threshold = config_->regression_threshold;
+  const core::RegressionVerdict verdict =
+      core::JudgeStep(rule, key.bytes(), result.time_seconds(),
+                      result.busbw_bytes_per_second(), *samples);
+  if (verdict.sweeps == 0) return;  // no baseline yet
+  result.set_baseline_sweeps(verdict.sweeps);
+  result.set_baseline_time_seconds(verdict.median_time_seconds);
+  result.set_baseline_busbw_bytes_per_second(verdict.median_busbw);
+  result.set_regression(verdict.regression);
+}
+
+void SweepRecorder::RecordResult(v1::StepResult& result) {
+  Judge(result);
+  metrics_->RecordStep(plan_.plan_name, result, plan_.nranks);
+  // The verdicts go out only once the sweep succeeded (Finish).
+  if (plan_.plan_name != kAdhocPlan) judged_.push_back(result);
   core::MergedStep m;
   m.time_seconds = result.time_seconds();
   if (result.has_last_arrival_rank()) {
@@ -132,6 +147,11 @@ v1::SweepEvent SweepRecorder::Finish(
       plan_.sweep_id, outcome, status.message(), diagnosis_json, clock_->Now());
   if (!finished_ok.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
+  }
+  if (outcome == kSweepSucceeded) {
+    for (const v1::StepResult& result : judged_) {
+      metrics_->RecordVerdict(plan_.plan_name, result, plan_.nranks);
+    }
   }
   metrics_->SweepFinished(
       plan_.plan_name,

@@ -31,19 +31,26 @@ class SweepRecorder {
   // Records the sweep as running. Errors: INTERNAL the history refused it
   // (the sweep must not run unrecorded).
   absl::Status Begin();
-  // Sees every event before the client does: fills a result's baseline
-  // and regression from the history, stores and exports it; stores and
+  // Sees every event before the client does: judges a result against its
+  // baseline (core::JudgeStep over the history's succeeded sweeps; fills
+  // baseline_busbw, baseline_time_seconds, baseline_sweeps and
+  // regression), stores it and exports its measured series; stores and
   // exports the communicator's init time.
   void OnEvent(v1::SweepEvent& event);
   // Ends the record: the straggler, the outcome, the diagnosis (when the
-  // sweep was diagnosed) and the sweep's series. Returns the `finished`
-  // event; `status` has the culprit prepended when the diagnosis names one.
+  // sweep was diagnosed) and the sweep's series. Only here, and only for a
+  // plan's sweep that succeeded, are its steps' verdicts exported
+  // (CoordinatorMetrics::RecordVerdict): a running, failed or aborted
+  // sweep, or an ad-hoc one, never sets a baseline or regression series.
+  // Returns the `finished` event; `status` has the culprit prepended when the
+  // diagnosis names one.
   v1::SweepEvent Finish(absl::Status& status,
                         const std::optional<core::Diagnosis>& diagnosis,
                         absl::Duration duration);
 
  private:
   void RecordResult(v1::StepResult& result);
+  void Judge(v1::StepResult& result);
 
   const SweepPlan& plan_;
   const std::string trigger_;
@@ -52,6 +59,9 @@ class SweepRecorder {
   CoordinatorMetrics* const metrics_;
   core::Clock* const clock_;
   std::vector<core::MergedStep> merged_;  // for the straggler signal
+  // A plan sweep's judged results, exported when it succeeds; at most the
+  // sweep's step count (core::kMaxSteps).
+  std::vector<v1::StepResult> judged_;
 };
 
 // "succeeded", "aborted" or "failed".

@@ -20,6 +20,9 @@
 
 namespace fabricpulse::coordinator {
 
+// The plan name of sweeps without a plan.
+inline constexpr char kAdhocPlan[] = "adhoc";
+
 struct SweepPlan {
   std::string sweep_id;
   std::string plan_name;  // "adhoc" for sweeps without a plan

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <system_error>
@@ -49,7 +50,8 @@ absl::Status CheckZone(const std::string& zone, int line,
 
 absl::Status ParseBaseline(const Field& field, CoordinatorConfig& config) {
   absl::StatusOr<Fields> fields =
-      ReadMap(field.value, field.line, "baseline", {"window", "threshold"});
+      ReadMap(field.value, field.line, "baseline",
+              {"window", "min_sweeps", "threshold"});
   if (!fields.ok()) return fields.status();
   if (auto it = fields->find("window"); it != fields->end()) {
     absl::StatusOr<int64_t> window =
@@ -63,6 +65,23 @@ absl::Status ParseBaseline(const Field& field, CoordinatorConfig& config) {
                                       kMaxBaselineWindow));
     }
     config.baseline_window = static_cast<int>(*window);
+  }
+  // Omitted, it is the default or, for a smaller window, the window.
+  config.baseline_min_sweeps =
+      std::min(kDefaultBaselineMinSweeps, config.baseline_window);
+  // After the window, whatever the order in the file: it bounds min_sweeps.
+  if (auto it = fields->find("min_sweeps"); it != fields->end()) {
+    absl::StatusOr<int64_t> min_sweeps =
+        config_internal::ReadInt(it->second, "baseline.min_sweeps");
+    if (!min_sweeps.ok()) return min_sweeps.status();
+    if (*min_sweeps < 1 || *min_sweeps > config.baseline_window) {
+      return ConfigError(
+          it->second.line, "baseline.min_sweeps",
+          absl::StrCat(*min_sweeps,
+                       " is out of range; allowed: 1 to baseline.window (",
+                       config.baseline_window, ")"));
+    }
+    config.baseline_min_sweeps = static_cast<int>(*min_sweeps);
   }
   if (auto it = fields->find("threshold"); it != fields->end()) {
     absl::StatusOr<double> threshold =
@@ -227,6 +246,7 @@ bool operator==(const ScheduleConfig& a, const ScheduleConfig& b) {
 
 bool operator==(const CoordinatorConfig& a, const CoordinatorConfig& b) {
   return a.timezone == b.timezone && a.baseline_window == b.baseline_window &&
+         a.baseline_min_sweeps == b.baseline_min_sweeps &&
          a.regression_threshold == b.regression_threshold &&
          a.plans == b.plans && a.schedules == b.schedules;
 }

@@ -5,9 +5,11 @@
 //
 //   timezone: UTC                # default zone for schedules (IANA name)
 //   baseline:
-//     window: 10                 # median of the last N good sweeps (1..1000)
+//     window: 10                 # the last N succeeded sweeps (1..1000)
+//     min_sweeps: 5              # no baseline from fewer (1..window;
+//                                # omitted: 5, or the window if smaller)
 //     threshold: 0.9             # regression: busbw < baseline * threshold
-//                                # (0 < threshold <= 1)
+//                                # (0 < threshold <= 1); see regression.h
 //   plans:
 //     nightly-full:              # plan name: [a-z0-9][a-z0-9_-]{0,62}
 //       ops: [all_reduce, all_gather, reduce_scatter, alltoall, broadcast,
@@ -41,7 +43,8 @@
 //
 // Rules:
 //  - Every key is optional except a schedule's name, plan and cron. Omitted
-//    top-level keys: timezone UTC, window 10, threshold 0.9, no plans, no
+//    top-level keys: timezone UTC, window 10, min_sweeps 5, threshold 0.9,
+//    no plans, no
 //    schedules (an empty file is valid). Omitted plan fields take
 //    core::SweepSpec's defaults. A plan with all defaults is written `{}`.
 //  - Unknown keys, duplicate keys and empty values (`key:` with nothing) are
@@ -79,6 +82,7 @@ namespace fabricpulse::core {
 inline constexpr char kDefaultConfigTimeZone[] = "UTC";
 inline constexpr int kDefaultBaselineWindow = 10;
 inline constexpr int kMaxBaselineWindow = 1000;
+inline constexpr int kDefaultBaselineMinSweeps = 5;
 inline constexpr double kDefaultRegressionThreshold = 0.9;
 
 struct PlanConfig {
@@ -97,6 +101,8 @@ struct ScheduleConfig {
 struct CoordinatorConfig {
   std::string timezone = kDefaultConfigTimeZone;
   int baseline_window = kDefaultBaselineWindow;
+  // A baseline needs this many succeeded sweeps (1..baseline_window).
+  int baseline_min_sweeps = kDefaultBaselineMinSweeps;
   double regression_threshold = kDefaultRegressionThreshold;
   std::map<std::string, PlanConfig> plans;  // by name
   std::vector<ScheduleConfig> schedules;    // in file order

@@ -187,6 +187,7 @@ cat >"$tmp/coordinator.yaml" <<'EOF'
 timezone: UTC
 baseline:
   window: 10
+  min_sweeps: 5      # the sixth (throttled) quick sweep is the first judged
   threshold: 0.5     # below half the baseline busbw: the throttled sweep is
 plans:
   quick:

@@ -8,6 +8,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "daemon/common/process.h"
+#include "daemon/core/regression.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "tests/integration/test_support.h"
@@ -19,6 +20,7 @@ namespace {
 constexpr char kConfig[] = R"(timezone: UTC
 baseline:
   window: 5
+  min_sweeps: 2
   threshold: 0.9
 plans:
   quick:
@@ -103,22 +105,42 @@ TEST(HistoryTest, PlansRunByNameAndGetBaselines) {
   SweepOutcome second = RunPlan(*stub, "quick");
   ASSERT_TRUE(second.status.ok()) << second.status;
   ASSERT_EQ(second.results.size(), first.results.size());
-  for (size_t i = 0; i < second.results.size(); ++i) {
-    // The baseline is the median of the good sweeps before: the first one.
-    EXPECT_DOUBLE_EQ(second.results[i].baseline_busbw_bytes_per_second(),
-                     first.results[i].busbw_bytes_per_second());
-    EXPECT_EQ(second.results[i].regression(),
-              second.results[i].busbw_bytes_per_second() <
-                  0.9 * first.results[i].busbw_bytes_per_second());
+  for (const auto& r : second.results) {
+    // One earlier sweep is not a baseline (min_sweeps: 2).
+    EXPECT_EQ(r.baseline_sweeps(), 0);
+    EXPECT_EQ(r.baseline_busbw_bytes_per_second(), 0);
+    EXPECT_FALSE(r.regression());
+  }
+  SweepOutcome third = RunPlan(*stub, "quick");
+  ASSERT_TRUE(third.status.ok()) << third.status;
+  ASSERT_EQ(third.results.size(), first.results.size());
+  core::RegressionRule rule;
+  rule.min_sweeps = 2;
+  rule.threshold = 0.9;
+  for (size_t i = 0; i < third.results.size(); ++i) {
+    // The baseline is the median of the two good sweeps before.
+    const v1::StepResult& r = third.results[i];
+    const std::vector<core::BaselineSample> samples = {
+        {first.results[i].time_seconds(),
+         first.results[i].busbw_bytes_per_second()},
+        {second.results[i].time_seconds(),
+         second.results[i].busbw_bytes_per_second()}};
+    const core::RegressionVerdict want =
+        core::JudgeStep(rule, r.step().bytes(), r.time_seconds(),
+                        r.busbw_bytes_per_second(), samples);
+    EXPECT_EQ(r.baseline_sweeps(), 2);
+    EXPECT_DOUBLE_EQ(r.baseline_time_seconds(), want.median_time_seconds);
+    EXPECT_DOUBLE_EQ(r.baseline_busbw_bytes_per_second(), want.median_busbw);
+    EXPECT_EQ(r.regression(), want.regression);
   }
   SweepOutcome unknown = RunPlan(*stub, "nope");
   EXPECT_EQ(unknown.status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(unknown.status.message(), "quick"));
 
   CliResult r = RunCli({"--coordinator", cluster->coordinator(), "results",
-                        "--sweep", second.finished.sweep_id()});
+                        "--sweep", third.finished.sweep_id()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.out, second.finished.sweep_id()));
+  EXPECT_TRUE(absl::StrContains(r.out, third.finished.sweep_id()));
   EXPECT_TRUE(absl::StrContains(r.out, "# alltoall"));
 }
 

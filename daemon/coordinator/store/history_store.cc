@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -147,7 +146,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?)")
+                                      "?, ?, ?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {
@@ -307,12 +306,10 @@ absl::StatusOr<std::vector<SweepRecord>> HistoryStore::ListSweeps(int last_n) {
   return sweeps;
 }
 
-absl::StatusOr<double> HistoryStore::Baseline(absl::string_view plan,
-                                              absl::string_view op,
-                                              absl::string_view dtype,
-                                              uint64_t bytes, int nranks,
-                                              absl::string_view topology,
-                                              bool in_place, int window) {
+absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
+    absl::string_view plan, absl::string_view op, absl::string_view dtype,
+    uint64_t bytes, int nranks, absl::string_view topology, bool in_place,
+    int window) {
   if (window < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("history store: window: ", window,
@@ -323,19 +320,21 @@ absl::StatusOr<double> HistoryStore::Baseline(absl::string_view plan,
   // sweeps_by_baseline_key and stops after `window` that have the step.
   constexpr char kStep[] =
       "FROM steps st WHERE st.sweep_id = s.id AND st.op = ?4 AND st.dtype = ?5 "
-      "AND st.bytes = ?6 AND st.in_place = ?7 AND st.busbw IS NOT NULL";
+      "AND st.bytes = ?6 AND st.in_place = ?7 AND st.busbw IS NOT NULL AND "
+      "st.time_seconds IS NOT NULL";
   FP_ASSIGN_OR_RETURN(
       Statement select,
       Statement::Prepare(
-          db_,
-          absl::StrCat("SELECT (SELECT st.busbw ", kStep,
-                       " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
-                       "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
-                       "?2 AND s.topology = ?3 AND EXISTS (SELECT 1 ",
-                       kStep,
-                       ") ORDER BY s.started_unix_nanos DESC, s.rowid DESC "
-                       "LIMIT ?8")
-              .c_str()));
+          db_, absl::StrCat(
+                   "SELECT (SELECT st.time_seconds ", kStep,
+                   " ORDER BY st.step_index LIMIT 1), (SELECT st.busbw ", kStep,
+                   " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
+                   "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
+                   "?2 AND s.topology = ?3 AND EXISTS (SELECT 1 ",
+                   kStep,
+                   ") ORDER BY s.started_unix_nanos DESC, s.rowid DESC "
+                   "LIMIT ?8")
+                   .c_str()));
   select.BindText(1, plan);
   select.BindInt(2, nranks);
   select.BindText(3, topology);
@@ -344,22 +343,13 @@ absl::StatusOr<double> HistoryStore::Baseline(absl::string_view plan,
   select.BindInt(6, static_cast<int64_t>(bytes));
   select.BindInt(7, in_place ? 1 : 0);
   select.BindInt(8, window);
-  std::vector<double> values;
+  std::vector<core::BaselineSample> samples;
   while (true) {
     FP_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    values.push_back(select.ColumnDouble(0));
+    samples.push_back({select.ColumnDouble(0), select.ColumnDouble(1)});
   }
-  if (values.empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        "history store: no succeeded sweep of plan '", plan, "' on ", nranks,
-        " ranks (topology '", topology, "') has a ", op, " ", dtype,
-        " step of ", bytes, " bytes ", in_place ? "in place" : "out of place"));
-  }
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  if (values.size() % 2 == 1) return values[mid];
-  return (values[mid - 1] + values[mid]) / 2;
+  return samples;
 }
 
 }  // namespace fabricpulse::coordinator

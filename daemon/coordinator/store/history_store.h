@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/core/regression.h"
 
 struct sqlite3;
 
@@ -83,6 +84,10 @@ struct StepRecord {
   // median rank; absent when the ranks reported no arrival times.
   std::optional<int> last_arrival_rank;
   std::optional<double> arrival_lateness_seconds;
+  // Median time of the baseline and how many sweeps it had (0: no
+  // baseline; also for steps stored before baselines needed min_sweeps).
+  double baseline_time_seconds = 0;
+  int baseline_sweeps = 0;
 };
 
 struct SweepWithSteps {
@@ -167,15 +172,17 @@ class HistoryStore {
   // last_n < 1.
   absl::StatusOr<std::vector<SweepRecord>> ListSweeps(int last_n);
 
-  // Median busbw of the step with this (op, dtype, bytes, in_place) over the
+  // The baseline samples of a step: its time and busbw in each of the
   // `window` most recently started *succeeded* sweeps of `plan` with the
-  // same nranks and topology that have such a step (NaN busbw does not
-  // count). Even counts average the middle two. Errors: INVALID_ARGUMENT
-  // when window < 1; NOT_FOUND when no such sweep exists.
-  absl::StatusOr<double> Baseline(absl::string_view plan, absl::string_view op,
-                                  absl::string_view dtype, uint64_t bytes,
-                                  int nranks, absl::string_view topology,
-                                  bool in_place, int window);
+  // same nranks and topology that have a step with this (op, dtype, bytes,
+  // in_place) with a time and a busbw (NaN does not count), newest first.
+  // Running, failed, aborted and interrupted sweeps never count. Empty when
+  // there is none. Judge them with core::JudgeStep. Errors:
+  // INVALID_ARGUMENT when window < 1.
+  absl::StatusOr<std::vector<core::BaselineSample>> BaselineSamples(
+      absl::string_view plan, absl::string_view op, absl::string_view dtype,
+      uint64_t bytes, int nranks, absl::string_view topology, bool in_place,
+      int window);
 
  private:
   explicit HistoryStore(sqlite3* db) : db_(db) {}

@@ -76,7 +76,13 @@ CREATE INDEX steps_by_key ON steps (sweep_id, op, dtype, bytes, in_place);
     R"sql(
 ALTER TABLE sweeps ADD COLUMN straggler TEXT NOT NULL DEFAULT '';
 )sql",
-    // 3: per-rank wrong counts ("RANK:COUNT,..."; "" when clean) and the
+    // 3: each step's baseline time and how many sweeps its baseline had
+    // (0 for steps judged before a baseline needed min_sweeps sweeps).
+    R"sql(
+ALTER TABLE steps ADD COLUMN baseline_time_seconds REAL;
+ALTER TABLE steps ADD COLUMN baseline_sweeps INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 4: per-rank wrong counts ("RANK:COUNT,..."; "" when clean) and the
     // last rank to arrive (NULL when not measured).
     R"sql(
 ALTER TABLE steps ADD COLUMN wrong_by_rank TEXT NOT NULL DEFAULT '';
@@ -298,8 +304,8 @@ const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
-    "baseline_busbw, wrong_by_rank, last_arrival_rank, "
-    "arrival_lateness_seconds";
+    "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
+    "last_arrival_rank, arrival_lateness_seconds";
 
 namespace {
 
@@ -384,11 +390,14 @@ StepRecord ReadStepRow(const Statement& stmt) {
   step.p99_seconds = OptionalDouble(stmt, 17);
   step.regression = stmt.ColumnInt(18) != 0;
   step.baseline_busbw = stmt.ColumnDouble(19);
-  step.wrong_by_rank = DecodeWrongByRank(stmt.ColumnText(20));
-  if (!stmt.ColumnIsNull(21)) {
-    step.last_arrival_rank = static_cast<int>(stmt.ColumnInt(21));
+  step.baseline_sweeps = static_cast<int>(stmt.ColumnInt(21));
+  step.baseline_time_seconds =
+      step.baseline_sweeps > 0 ? stmt.ColumnDouble(20) : 0;
+  step.wrong_by_rank = DecodeWrongByRank(stmt.ColumnText(22));
+  if (!stmt.ColumnIsNull(23)) {
+    step.last_arrival_rank = static_cast<int>(stmt.ColumnInt(23));
   }
-  step.arrival_lateness_seconds = OptionalDouble(stmt, 22);
+  step.arrival_lateness_seconds = OptionalDouble(stmt, 24);
   return step;
 }
 
@@ -432,13 +441,19 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   BindOptionalDouble(stmt, 18, step.p99_seconds);
   stmt.BindInt(19, step.regression ? 1 : 0);
   stmt.BindDouble(20, step.baseline_busbw);
-  stmt.BindText(21, EncodeWrongByRank(step.wrong_by_rank));
-  if (step.last_arrival_rank) {
-    stmt.BindInt(22, *step.last_arrival_rank);
+  if (step.baseline_sweeps > 0) {
+    stmt.BindDouble(21, step.baseline_time_seconds);
   } else {
-    stmt.BindNull(22);
+    stmt.BindNull(21);
   }
-  BindOptionalDouble(stmt, 23, step.arrival_lateness_seconds);
+  stmt.BindInt(22, step.baseline_sweeps);
+  stmt.BindText(23, EncodeWrongByRank(step.wrong_by_rank));
+  if (step.last_arrival_rank) {
+    stmt.BindInt(24, *step.last_arrival_rank);
+  } else {
+    stmt.BindNull(24);
+  }
+  BindOptionalDouble(stmt, 25, step.arrival_lateness_seconds);
 }
 
 }  // namespace fabricpulse::coordinator

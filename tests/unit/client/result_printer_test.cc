@@ -446,7 +446,7 @@ TEST(JsonPrinterTest, OneValidDocumentAtFinishWithEveryKey) {
   EXPECT_THAT(text, HasSubstr("\"wrong_by_rank\": {\"1\": 2, \"3\": 12},"));
   EXPECT_THAT(text, HasSubstr("\"last_arrival_rank\": null,"));
   EXPECT_THAT(text, HasSubstr("\"last_arrival_rank\": 2,"));
-  EXPECT_THAT(text, HasSubstr("\"arrival_lateness_us\": 4\n"));
+  EXPECT_THAT(text, HasSubstr("\"arrival_lateness_us\": 4,\n"));
   EXPECT_THAT(text, HasSubstr("\"comm_reused\": false,"));
   EXPECT_THAT(text, HasSubstr("\"comm_init_s\": 0.5,"));
   EXPECT_THAT(text, HasSubstr("    \"node-a\",\n    \"node-b\"\n"));
@@ -486,12 +486,15 @@ TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
   const std::string header =
       "op,bytes,count,dtype,redop,root,in_place,time_us,algbw_gbps,"
       "busbw_gbps,wrong,slowest_rank,min_rank_time_us,max_rank_time_us,"
-      "p50_us,p99_us,wrong_by_rank,last_arrival_rank,arrival_lateness_us\n";
+      "p50_us,p99_us,wrong_by_rank,last_arrival_rank,arrival_lateness_us,"
+      "regression,baseline_sweeps,judged_on,baseline_time_us,"
+      "baseline_busbw_gbps\n";
   EXPECT_EQ(p.out.str(), header);
   p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
   EXPECT_EQ(p.out.str(), header +
                              "all_reduce,1048576,262144,float,sum,-1,false,100,"
-                             "10.48576,15.72864,0,3,90,100,100,110,{},,\n");
+                             "10.48576,15.72864,0,3,90,100,100,110,{},,,false,0,"
+                             ",,\n");
   p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
   p.printer->Finish(Finished("failed", "x"));
   const std::vector<std::string> lines =

@@ -42,11 +42,47 @@ v1::StepResult Step(const std::string& op, uint64_t bytes, bool in_place,
   return result;
 }
 
-TEST(CoordinatorMetricsTest, RecordStepExportsEveryStepSeries) {
+// `result` judged against a baseline of `baseline_busbw` (none when 0).
+v1::StepResult Judged(v1::StepResult result, double baseline_busbw,
+                      bool regression) {
+  if (baseline_busbw > 0) {
+    result.set_baseline_busbw_bytes_per_second(baseline_busbw);
+    result.set_baseline_time_seconds(0.4);
+    result.set_baseline_sweeps(5);
+  }
+  result.set_regression(regression);
+  return result;
+}
+
+// What the recorder does for a step of a succeeded plan sweep.
+void RecordJudged(CoordinatorMetrics& metrics, const std::string& plan,
+                  const v1::StepResult& result, int nranks,
+                  double baseline_busbw, bool regression) {
+  const v1::StepResult judged = Judged(result, baseline_busbw, regression);
+  metrics.RecordStep(plan, judged, nranks);
+  metrics.RecordVerdict(plan, judged, nranks);
+}
+
+TEST(CoordinatorMetricsTest, RecordStepExportsOnlyTheMeasuredSeries) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
-  metrics.RecordStep("nightly", Step("all_reduce", 1048576, false, 3.5e9), 8,
-                     4e9, false);
+  metrics.RecordStep(
+      "nightly", Judged(Step("all_reduce", 1048576, false, 3.5e9), 4e9, true),
+      8);
+  const std::string text = Serialize(registry);
+  EXPECT_THAT(text, HasSubstr("\nfabricpulse_busbw_bytes_per_second{"));
+  // The verdict is RecordVerdict's, once the sweep succeeded.
+  EXPECT_THAT(text,
+              Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
+  EXPECT_THAT(text, Not(HasSubstr("\nfabricpulse_regression{")));
+  EXPECT_THAT(text, Not(HasSubstr("\nfabricpulse_regressions_total{")));
+}
+
+TEST(CoordinatorMetricsTest, RecordStepAndVerdictExportEveryStepSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  RecordJudged(metrics, "nightly", Step("all_reduce", 1048576, false, 3.5e9), 8,
+               4e9, false);
   const std::string text = Serialize(registry);
   const std::string labels = kStepLabels;
   EXPECT_THAT(text,
@@ -84,13 +120,12 @@ TEST(CoordinatorMetricsTest, UnmeasuredPercentilesHaveNoSeries) {
       "reduce\",placement=\"out_of_place\",plan=\"nightly\",size=\"1048576\",";
   // Measured first, then the same step without percentiles (graph mode):
   // the old percentiles go, the mean stays.
-  metrics.RecordStep("nightly", Step("all_reduce", 1048576, false, 3.5e9), 8, 0,
-                     false);
+  metrics.RecordStep("nightly", Step("all_reduce", 1048576, false, 3.5e9), 8);
   EXPECT_EQ(ValueOf(Serialize(registry), latency + "stat=\"p99\"}"), "0.75");
   v1::StepResult graph = Step("all_reduce", 1048576, false, 3.5e9);
   graph.clear_p50_seconds();
   graph.clear_p99_seconds();
-  metrics.RecordStep("nightly", graph, 8, 0, false);
+  metrics.RecordStep("nightly", graph, 8);
   const std::string text = Serialize(registry);
   EXPECT_EQ(ValueOf(text, latency + "stat=\"mean\"}"), "0.5");
   EXPECT_EQ(text.find("stat=\"p50\""), std::string::npos) << text;
@@ -100,10 +135,10 @@ TEST(CoordinatorMetricsTest, UnmeasuredPercentilesHaveNoSeries) {
 TEST(CoordinatorMetricsTest, RecordStepKeepsTheLastValueAndCountsRegressions) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
-  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 1e9), 2, 2e9,
-                     true);
-  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 5e8), 2, 2e9,
-                     true);
+  RecordJudged(metrics, "nightly", Step("all_gather", 4096, true, 1e9), 2, 2e9,
+               true);
+  RecordJudged(metrics, "nightly", Step("all_gather", 4096, true, 5e8), 2, 2e9,
+               true);
   std::string text = Serialize(registry);
   const std::string labels =
       "{dtype=\"float\",nranks=\"2\",op=\"all_gather\",placement=\"in_place\","
@@ -115,8 +150,8 @@ TEST(CoordinatorMetricsTest, RecordStepKeepsTheLastValueAndCountsRegressions) {
       "fabricpulse_regressions_total{op=\"all_gather\",plan=\"nightly\"}";
   EXPECT_EQ(ValueOf(text, regressions), "2");
 
-  metrics.RecordStep("nightly", Step("all_gather", 4096, true, 2e9), 2, 2e9,
-                     false);
+  RecordJudged(metrics, "nightly", Step("all_gather", 4096, true, 2e9), 2, 2e9,
+               false);
   text = Serialize(registry);
   EXPECT_EQ(ValueOf(text, "fabricpulse_regression" + labels), "0");
   EXPECT_EQ(ValueOf(text, regressions), "2");
@@ -125,20 +160,40 @@ TEST(CoordinatorMetricsTest, RecordStepKeepsTheLastValueAndCountsRegressions) {
 TEST(CoordinatorMetricsTest, NoBaselineMeansNoBaselineSeries) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
-  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 0, false);
+  RecordJudged(metrics, "", Step("broadcast", 8, false, 1e6), 4, 0, false);
   std::string text = Serialize(registry);
   EXPECT_THAT(text,
               Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
   // An empty plan is the CLI's ad-hoc sweep.
   EXPECT_THAT(text, HasSubstr("plan=\"adhoc\""));
 
-  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 2e6, false);
+  RecordJudged(metrics, "", Step("broadcast", 8, false, 1e6), 4, 2e6, false);
   EXPECT_THAT(Serialize(registry),
               HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{"));
   // A baseline that is gone (history cleared) is not left behind.
-  metrics.RecordStep("", Step("broadcast", 8, false, 1e6), 4, 0, false);
+  RecordJudged(metrics, "", Step("broadcast", 8, false, 1e6), 4, 0, false);
   EXPECT_THAT(Serialize(registry),
               Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
+}
+
+// A verdict without a baseline of enough sweeps (a step stored by a
+// coordinator that judged against one sweep) is no regression.
+TEST(CoordinatorMetricsTest, NoBaselineSweepsMeansNoRegression) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  v1::StepResult old = Step("all_reduce", 1048576, false, 1e9);
+  old.set_baseline_busbw_bytes_per_second(4e9);
+  old.set_regression(true);  // baseline_sweeps 0
+  metrics.RecordVerdict("nightly", old, 8);
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text, absl::StrCat("fabricpulse_regression", kStepLabels)),
+            "0");
+  EXPECT_THAT(text,
+              Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_regressions_total{op=\"all_reduce\","
+                    "plan=\"nightly\"}"),
+            "0");
 }
 
 TEST(CoordinatorMetricsTest, SweepFinishedCountsAndTracksTheLastSuccess) {
@@ -282,8 +337,8 @@ void ReportSweep(CoordinatorMetrics& metrics, int sweep) {
         v1::StepResult step =
             Step(op, uint64_t{1024} << s, in_place, 1e9 + sweep * 1e6 + s);
         step.set_slowest_rank(sweep % 8);
-        metrics.RecordStep("nightly", step, 8, sweep % 2 == 0 ? 1.1e9 : 0,
-                           sweep % 3 == 0);
+        RecordJudged(metrics, "nightly", step, 8, sweep % 2 == 0 ? 1.1e9 : 0,
+                     sweep % 3 == 0);
         metrics.LateArrival(sweep % 2 == 0 ? "node-a" : "node-b",
                             step.slowest_rank());
       }
@@ -326,8 +381,8 @@ TEST(CoordinatorMetricsTest, ConcurrentWritersAndScrapes) {
     threads.emplace_back([&metrics, t] {
       for (int i = 0; i < 500; ++i) {
         // Baselines and culprits appear and go away under the other threads.
-        metrics.RecordStep("nightly", Step("all_reduce", 8, false, 1e9), 2,
-                           (i + t) % 2 == 0 ? 1e9 : 0, false);
+        RecordJudged(metrics, "nightly", Step("all_reduce", 8, false, 1e9), 2,
+                     (i + t) % 2 == 0 ? 1e9 : 0, false);
         metrics.HangCulprit("node-a", t, i % 3);
         if (i % 7 == 0) metrics.ClearHangCulprit();
       }

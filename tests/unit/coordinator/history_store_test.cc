@@ -81,6 +81,8 @@ StepRecord MakeStep(const std::string& sweep_id, int index, double busbw,
     step.arrival_lateness_seconds = 0.0005;
   }
   if (index > 0) step.wrong_by_rank = {{1, index}, {3, 2 * index}};
+  step.baseline_sweeps = index % 2 == 1 ? 5 : 0;
+  step.baseline_time_seconds = index % 2 == 1 ? 0.0015 : 0;
   return step;
 }
 
@@ -128,6 +130,8 @@ void ExpectSameStep(const StepRecord& a, const StepRecord& b) {
   EXPECT_EQ(a.wrong_by_rank, b.wrong_by_rank);
   EXPECT_EQ(a.last_arrival_rank, b.last_arrival_rank);
   EXPECT_EQ(a.arrival_lateness_seconds, b.arrival_lateness_seconds);
+  EXPECT_EQ(a.baseline_time_seconds, b.baseline_time_seconds);
+  EXPECT_EQ(a.baseline_sweeps, b.baseline_sweeps);
 }
 
 class HistoryStoreTest : public ::testing::Test {
@@ -309,7 +313,8 @@ class BaselineTest : public HistoryStoreTest {
     ASSERT_NE(store_, nullptr);
   }
 
-  // A finished sweep with one step of the default key carrying `busbw`.
+  // A finished sweep with one step of the default key carrying `busbw`
+  // (its time: 1 / busbw).
   void AddSweep(const std::string& id, int64_t started, double busbw,
                 const std::string& status = "succeeded",
                 const std::string& plan = "nightly", int nranks = 8,
@@ -317,29 +322,41 @@ class BaselineTest : public HistoryStoreTest {
     ASSERT_TRUE(
         store_->BeginSweep(MakeSweep(id, started, plan, nranks, topology))
             .ok());
-    ASSERT_TRUE(store_->AddStep(MakeStep(id, 0, busbw)).ok());
+    StepRecord step = MakeStep(id, 0, busbw);
+    step.time_seconds = 1 / busbw;
+    ASSERT_TRUE(store_->AddStep(step).ok());
     if (status != "running") {
       ASSERT_TRUE(store_->FinishSweep(id, status, "", "", T(started + 1)).ok());
     }
   }
 
-  absl::StatusOr<double> Baseline(int window) {
-    return store_->Baseline("nightly", "all_reduce", "float", 1 << 20, 8,
-                            "topo-a", false, window);
+  // The busbw of the samples, newest first.
+  std::vector<double> Busbw(int window, bool in_place = false) {
+    auto samples =
+        store_->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
+                                "topo-a", in_place, window);
+    EXPECT_TRUE(samples.ok()) << samples.status();
+    std::vector<double> out;
+    if (!samples.ok()) return out;
+    for (const core::BaselineSample& s : *samples) {
+      EXPECT_DOUBLE_EQ(s.time_seconds, 1 / s.busbw);
+      out.push_back(s.busbw);
+    }
+    return out;
   }
 
   std::unique_ptr<HistoryStore> store_;
 };
 
-TEST_F(BaselineTest, MedianOfOddAndEvenCounts) {
+TEST_F(BaselineTest, SamplesCarryTimeAndBusbwNewestFirst) {
   AddSweep("a", 1, 10);
   AddSweep("b", 2, 30);
   AddSweep("c", 3, 20);
-  EXPECT_EQ(*Baseline(10), 20);
-  AddSweep("d", 4, 40);
-  EXPECT_EQ(*Baseline(10), 25);  // (20 + 30) / 2
+  EXPECT_THAT(Busbw(10), ElementsAre(20, 30, 10));
 }
 
+// Unfinished work never enters a baseline: running, failed, aborted and
+// interrupted sweeps are left out, however fast or slow they were.
 TEST_F(BaselineTest, OnlySucceededSweepsCount) {
   AddSweep("a", 1, 10);
   AddSweep("b", 2, 1000, "failed");
@@ -347,7 +364,7 @@ TEST_F(BaselineTest, OnlySucceededSweepsCount) {
   AddSweep("d", 4, 1000, "running");
   AddSweep("e", 5, 1000, "interrupted");
   AddSweep("f", 6, 12);
-  EXPECT_EQ(*Baseline(10), 11);
+  EXPECT_THAT(Busbw(10), ElementsAre(12, 10));
 }
 
 TEST_F(BaselineTest, OnlyTheSameKeyCounts) {
@@ -356,20 +373,19 @@ TEST_F(BaselineTest, OnlyTheSameKeyCounts) {
   AddSweep("other-ranks", 3, 1000, "succeeded", "nightly", 16);
   AddSweep("other-topo", 4, 1000, "succeeded", "nightly", 8, "topo-b");
   ASSERT_TRUE(store_->BeginSweep(MakeSweep("other-steps", 5)).ok());
-  for (const StepRecord& step :
+  for (StepRecord step :
        {MakeStep("other-steps", 0, 1000, "all_gather"),
         MakeStep("other-steps", 1, 1000, "all_reduce", 2 << 20),
         MakeStep("other-steps", 2, 1000, "all_reduce", 1 << 20, true),
         MakeStep("other-steps", 3, 1000, "all_reduce", 1 << 20, false,
                  "half")}) {
+    step.time_seconds = 1.0 / 1000;
     ASSERT_TRUE(store_->AddStep(step).ok());
   }
   ASSERT_TRUE(
       store_->FinishSweep("other-steps", "succeeded", "", "", T(6)).ok());
-  EXPECT_EQ(*Baseline(10), 10);
-  EXPECT_EQ(*store_->Baseline("nightly", "all_reduce", "float", 1 << 20, 8,
-                              "topo-a", /*in_place=*/true, 10),
-            1000);
+  EXPECT_THAT(Busbw(10), ElementsAre(10));
+  EXPECT_THAT(Busbw(10, /*in_place=*/true), ElementsAre(1000));
 }
 
 TEST_F(BaselineTest, WindowTakesTheNewestSweeps) {
@@ -379,19 +395,21 @@ TEST_F(BaselineTest, WindowTakesTheNewestSweeps) {
   AddSweep("s3", 30, 3);
   AddSweep("s2", 20, 2);
   AddSweep("s4", 40, 4);
-  EXPECT_EQ(*Baseline(3), 4);  // 3, 4, 5
-  EXPECT_EQ(*Baseline(2), 4.5);
-  EXPECT_EQ(*Baseline(1), 5);
-  EXPECT_EQ(*Baseline(1000), 3);
+  EXPECT_THAT(Busbw(3), ElementsAre(5, 4, 3));
+  EXPECT_THAT(Busbw(1), ElementsAre(5));
+  EXPECT_THAT(Busbw(1000), ElementsAre(5, 4, 3, 2, 1));
 }
 
-TEST_F(BaselineTest, NotFoundAndBadWindow) {
-  absl::StatusOr<double> none = Baseline(10);
-  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(none.status().message()), HasSubstr("'nightly'"));
+TEST_F(BaselineTest, NoneAndBadWindow) {
+  EXPECT_THAT(Busbw(10), IsEmpty());
   AddSweep("a", 1, 10, "failed");
-  EXPECT_EQ(Baseline(10).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(Baseline(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Busbw(10), IsEmpty());
+  EXPECT_EQ(store_
+                ->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
+                                  "topo-a", false, 0)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(HistoryStoreTest, MigratesNewAndEmptyFiles) {
@@ -414,12 +432,15 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
     std::unique_ptr<HistoryStore> store = OpenStore();
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->BeginSweep(MakeSweep("old", 10)).ok());
+    ASSERT_TRUE(store->AddStep(MakeStep("old", 1, 5)).ok());
     ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
   }
-  // What a version-1 coordinator left: no straggler column, no per-rank
-  // step columns.
+  // What a version-1 coordinator left: no straggler column, no baseline
+  // time or sweep count, no per-rank step columns.
   RawExec(
       "ALTER TABLE sweeps DROP COLUMN straggler; "
+      "ALTER TABLE steps DROP COLUMN baseline_time_seconds; "
+      "ALTER TABLE steps DROP COLUMN baseline_sweeps; "
       "ALTER TABLE steps DROP COLUMN wrong_by_rank; "
       "ALTER TABLE steps DROP COLUMN last_arrival_rank; "
       "ALTER TABLE steps DROP COLUMN arrival_lateness_seconds; "
@@ -432,6 +453,11 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_EQ(old->sweep.status, "succeeded");
   EXPECT_EQ(old->sweep.straggler, "");
+  // Its step was judged by the old rule: kept, but with no baseline count.
+  ASSERT_EQ(old->steps.size(), 1u);
+  EXPECT_TRUE(old->steps[0].regression);
+  EXPECT_EQ(old->steps[0].baseline_sweeps, 0);
+  EXPECT_EQ(old->steps[0].baseline_time_seconds, 0);
   ASSERT_TRUE(store->BeginSweep(MakeSweep("new", 20)).ok());
   ASSERT_TRUE(store->RecordStraggler("new", "rank 0 (node a)").ok());
   EXPECT_EQ(store->GetSweep("new")->sweep.straggler, "rank 0 (node a)");
@@ -479,9 +505,11 @@ TEST_F(HistoryStoreTest, ReopenKeepsEverything) {
   ASSERT_EQ(s1->steps.size(), 1u);
   ExpectSameStep(s1->steps[0], MakeStep("s1", 0, 5));
   EXPECT_EQ(store->ListSweeps(10)->size(), 2u);
-  EXPECT_EQ(*store->Baseline("nightly", "all_reduce", "float", 1 << 20, 8,
-                             "topo-a", false, 10),
-            5);
+  auto samples = store->BaselineSamples("nightly", "all_reduce", "float",
+                                        1 << 20, 8, "topo-a", false, 10);
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  ASSERT_EQ(samples->size(), 1u);
+  EXPECT_EQ((*samples)[0].busbw, 5);
 }
 
 // Writes from a child process that dies without closing the store; the

@@ -37,7 +37,7 @@ class MetricsRestoreTest : public ::testing::Test {
   // step at `regressed_bytes` (if any) is a regression.
   void AddSweep(const std::string& id, const std::string& plan, int minute,
                 const std::string& status, double busbw,
-                uint64_t regressed_bytes = 0) {
+                uint64_t regressed_bytes = 0, int baseline_sweeps = 5) {
     SweepRecord r;
     r.id = id;
     r.plan = plan;
@@ -56,6 +56,8 @@ class MetricsRestoreTest : public ::testing::Test {
       result.set_busbw_bytes_per_second(busbw);
       result.set_algbw_bytes_per_second(busbw);
       result.set_baseline_busbw_bytes_per_second(2 * busbw);
+      result.set_baseline_time_seconds(5e-5);
+      result.set_baseline_sweeps(baseline_sweeps);
       result.set_regression(bytes == regressed_bytes);
       ASSERT_TRUE(history_->AddStep(StepRecordFromResult(id, result)).ok());
     }
@@ -110,6 +112,24 @@ TEST_F(MetricsRestoreTest, RestoresEachPlansNewestSucceededSweep) {
   // The ad-hoc sweep's last success is kept, its step series are not.
   EXPECT_EQ(Series(text, "fabricpulse_last_success_timestamp_seconds").size(),
             2u);
+}
+
+// A step judged by an older coordinator against a single sweep (no
+// baseline count) restores neither a baseline nor a regression.
+TEST_F(MetricsRestoreTest, AStepWithoutEnoughBaselineSweepsRestoresNoVerdict) {
+  AddSweep("s1", "nightly", 0, kSweepSucceeded, 1e9, /*regressed=*/1048576,
+           /*baseline_sweeps=*/0);
+  CoordinatorMetrics metrics(registry_);
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics), 1);
+  const std::string text = testing::Serialize(registry_);
+  EXPECT_EQ(Series(text, "fabricpulse_busbw_bytes_per_second").size(), 2u);
+  EXPECT_TRUE(
+      Series(text, "fabricpulse_baseline_busbw_bytes_per_second").empty());
+  const auto regression = Series(text, "fabricpulse_regression");
+  EXPECT_EQ(regression.size(), 2u);
+  for (const std::string& line : regression) {
+    EXPECT_TRUE(absl::EndsWith(line, " 0")) << line;
+  }
 }
 
 TEST_F(MetricsRestoreTest, AnEmptyHistoryLeavesTheSeriesAbsent) {

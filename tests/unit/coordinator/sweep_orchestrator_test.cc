@@ -5,12 +5,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/coordinator/metrics_test_util.h"
 #include "tests/unit/coordinator/orchestrator_fixture.h"
 
 namespace fabricpulse::testing {
 namespace {
 
+using ::fabricpulse::testing::Serialize;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using SweepMode = fakes::FakeAgentClient::SweepMode;
 
 int CountEvents(const std::vector<v1::SweepEvent>& events,
@@ -273,6 +276,46 @@ TEST_F(OrchestratorTest, DiagnosesARunningSweepFromItsMembers) {
   orchestrator_->AbortAll();
   ASSERT_TRUE(bg->done.WaitForNotificationWithTimeout(absl::Seconds(10)));
   EXPECT_EQ(bg->status.code(), absl::StatusCode::kAborted);
+}
+
+// Ad-hoc sweeps stay out of alerts: a clearly slower ad-hoc sweep, judged
+// against five earlier ones, shows its regression to the client but sets no
+// baseline or regression series; an aborted one neither.
+TEST_F(OrchestratorTest, AdhocRegressionsReachTheClientButNoMetric) {
+  auto a = AddAgent("node-a", 2);
+  auto noop = [](const v1::SweepEvent&) { return true; };
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(orchestrator_->Execute(ThreeSteps(), "cli", noop).ok());
+  }
+  a->SetRankSeconds(50e-3);  // 50x the 1 ms of the earlier sweeps
+  std::vector<v1::SweepEvent> events;
+  ASSERT_TRUE(orchestrator_
+                  ->Execute(ThreeSteps(), "cli",
+                            [&](const v1::SweepEvent& e) {
+                              events.push_back(e);
+                              return true;
+                            })
+                  .ok());
+  int regressed = 0;
+  for (const v1::SweepEvent& e : events) {
+    if (!e.has_result()) continue;
+    EXPECT_EQ(e.result().baseline_sweeps(), 5);
+    EXPECT_DOUBLE_EQ(e.result().baseline_time_seconds(), 1e-3);
+    regressed += e.result().regression();
+  }
+  EXPECT_EQ(regressed, 3);
+  // Aborted mid-sweep, too.
+  a->SetSweepMode(SweepMode::kHang);
+  auto bg = Start(ThreeSteps());
+  ASSERT_TRUE(WaitForOpenStream(*a));
+  orchestrator_->AbortAll();
+  ASSERT_TRUE(bg->done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  const std::string text = Serialize(registry_);
+  EXPECT_THAT(text, HasSubstr("fabricpulse_busbw_bytes_per_second{"));
+  EXPECT_THAT(text, Not(HasSubstr("fabricpulse_regression{")));
+  EXPECT_THAT(text, Not(HasSubstr("fabricpulse_regressions_total{")));
+  EXPECT_THAT(text,
+              Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
 }
 
 }  // namespace

@@ -257,6 +257,30 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
             "allow_busy_gpus, cron, name, plan, timezone");
 }
 
+TEST(CoordinatorConfigTest, BaselineMinSweeps) {
+  EXPECT_EQ(CoordinatorConfig().baseline_min_sweeps, 5);
+  auto config = ParseCoordinatorConfig(
+      Yaml({"baseline:", "  min_sweeps: 3", "  window: 4"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->baseline_min_sweeps, 3);
+  EXPECT_EQ(config->baseline_window, 4);
+  // Omitted: 5, or a smaller window.
+  config = ParseCoordinatorConfig(Yaml({"baseline:", "  window: 3"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->baseline_min_sweeps, 3);
+  config = ParseCoordinatorConfig(Yaml({"baseline:", "  threshold: 0.5"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->baseline_min_sweeps, 5);
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  min_sweeps: 0"})),
+            "config line 2: baseline.min_sweeps: 0 is out of range; allowed: "
+            "1 to baseline.window (10)");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 4", "  min_sweeps: 5"})),
+            "config line 3: baseline.min_sweeps: 5 is out of range; allowed: "
+            "1 to baseline.window (4)");
+  EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  min_sweeps: x"})).substr(0, 45),
+            "config line 2: baseline.min_sweeps: 'x' is no");
+}
+
 TEST(CoordinatorConfigTest, RejectsBadTopLevelValues) {
   EXPECT_EQ(ErrorOf("- a\n- b\n"),
             "config line 1: the file must be a map of top-level keys, got a "
