@@ -394,6 +394,19 @@ absl::string_view VerdictKindName(VerdictKind kind) {
   return "unknown";
 }
 
+bool ParseVerdictKind(absl::string_view name, VerdictKind* kind) {
+  for (VerdictKind k :
+       {VerdictKind::kUnreachable, VerdictKind::kNeverJoined,
+        VerdictKind::kFinishedNotNext, VerdictKind::kJoinedNotFinished,
+        VerdictKind::kFailed}) {
+    if (name == VerdictKindName(k)) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string Verdict::Line() const {
   return absl::StrCat(Location(rank, node, gpu), ": ", explanation);
 }
