@@ -237,6 +237,11 @@ bool NeedsRankRecords(SweepState state) {
          state == SweepState::kFailed || state == SweepState::kInterrupted;
 }
 
+std::string SweepDiagnosis::StepName() const {
+  if (step < 1 || step > static_cast<int>(facts.steps.size())) return "";
+  return core::StepName(facts.steps[step - 1]);
+}
+
 std::string SweepDiagnosis::Summary() const {
   const std::string step_phrase = StepPhrase(facts, step);
   switch (state) {

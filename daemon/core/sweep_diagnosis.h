@@ -70,6 +70,9 @@ struct SweepDiagnosis {
   //   "succeeded at 2024-05-01 12:00:05 UTC: all 40 steps done; nothing to
   //    diagnose"
   std::string Summary() const;
+  // The name of `step` ("all_reduce 1M in-place"), "" when it is not one
+  // of the known steps.
+  std::string StepName() const;
 };
 
 // Whether DiagnoseSweep uses the ranks' records for a sweep in this state:
