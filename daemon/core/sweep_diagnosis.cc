@@ -40,9 +40,9 @@ std::string Utc(absl::Time t) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", t, absl::UTCTimeZone());
 }
 
-// "all_reduce 1M in-place".
+// "all_reduce 1 MiB in-place".
 std::string StepName(const Step& step) {
-  return absl::StrCat(OpName(step.op), " ", FormatByteSize(step.bytes),
+  return absl::StrCat(OpName(step.op), " ", HumanByteSize(step.bytes),
                       step.in_place ? " in-place" : "");
 }
 
@@ -88,7 +88,7 @@ std::string SeqName(const SweepFacts& facts, const FlightRecord& r) {
   if (r.seq >= 1 && r.seq <= facts.steps.size()) {
     return StepName(facts.steps[r.seq - 1]);
   }
-  return absl::StrCat(r.op.empty() ? "op" : r.op, " ", FormatByteSize(r.bytes));
+  return absl::StrCat(r.op.empty() ? "op" : r.op, " ", HumanByteSize(r.bytes));
 }
 
 // The rule of DiagnoseSweep for a running sweep: fills step, waited, bound

@@ -50,7 +50,7 @@ struct SweepDiagnosis {
   int step = 0;
   // Running and stalled only: how far the slowest rank is from its peers
   // or in its step, the bound that applies, and the clause that says so
-  // ("all 4 ranks in all_reduce 1M for 12.0s, stalled after 785.0s").
+  // ("all 4 ranks in all_reduce 1 MiB for 12.0s, stalled after 785.0s").
   absl::Duration waited = absl::ZeroDuration();
   absl::Duration bound = absl::ZeroDuration();
   std::string progress;
@@ -59,18 +59,19 @@ struct SweepDiagnosis {
   Diagnosis ranks;
 
   // One line, e.g.
-  //   "running: step 6 of 40, no stall: all 4 ranks in all_reduce 1M for
+  //   "running: step 6 of 40 (all_reduce 1 MiB), no stall: all 4 ranks in
+  //   all_reduce 1 MiB for
   //    12.0s (a stall after 785.0s)"
-  //   "stalled in step 6 of 40 (all_reduce 1M): rank 3 is unreachable;
+  //   "stalled in step 6 of 40 (all_reduce 1 MiB): rank 3 is unreachable;
   //    culprit: rank 3 (node b): ..."
   //   "aborted by request at 2024-05-01 12:00:05 UTC, 12.3s after it
-  //    started, in step 6 of 40 (all_reduce 1M), 5 steps done"
-  //   "failed at 2024-05-01 12:00:05 UTC in step 6 of 40 (all_reduce 1M):
+  //    started, in step 6 of 40 (all_reduce 1 MiB), 5 steps done"
+  //   "failed at 2024-05-01 12:00:05 UTC in step 6 of 40 (all_reduce 1 MiB):
   //    culprit: rank 3 (node b): ..."
   //   "succeeded at 2024-05-01 12:00:05 UTC: all 40 steps done; nothing to
   //    diagnose"
   std::string Summary() const;
-  // The name of `step` ("all_reduce 1M in-place"), "" when it is not one
+  // The name of `step` ("all_reduce 1 MiB in-place"), "" when it is not one
   // of the known steps.
   std::string StepName() const;
 };

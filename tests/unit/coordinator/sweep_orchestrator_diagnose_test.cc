@@ -20,7 +20,7 @@ double Unix(absl::Time t) {
   return absl::ToDoubleSeconds(t - absl::UnixEpoch());
 }
 
-// Step `seq` of ThreeSteps (all_reduce 1K) joined at `at`, in `state`.
+// Step `seq` of ThreeSteps (all_reduce 1 KiB) joined at `at`, in `state`.
 v1::FlightRecord Record(uint64_t seq, absl::Time at, const char* state) {
   v1::FlightRecord r;
   r.set_seq(seq);
@@ -55,9 +55,10 @@ TEST_F(DiagnoseTest, AProgressingRunningSweepIsRunningWithNoCulprit) {
   auto d = orchestrator_->Diagnose("");
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->state(), "running");
-  EXPECT_THAT(d->summary(), StartsWith("running: step 1 of 3 (all_reduce 1K), "
-                                       "no stall: all 2 ranks in all_reduce "
-                                       "1K for 2.0s (a stall after 8.0s)"));
+  EXPECT_THAT(d->summary(),
+              StartsWith("running: step 1 of 3 (all_reduce 1 KiB), "
+                         "no stall: all 2 ranks in all_reduce "
+                         "1 KiB for 2.0s (a stall after 8.0s)"));
   EXPECT_EQ(d->culprits_size(), 0);
   EXPECT_EQ(d->verdicts_size(), 0);
   EXPECT_EQ(d->evidence_size(), 2);
@@ -122,10 +123,11 @@ TEST_F(DiagnoseTest, AnAbortedSweepIsAbortedByRequestAndAsksNoMember) {
   auto d = orchestrator_->Diagnose(id);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->state(), "aborted");
-  EXPECT_THAT(d->summary(),
-              StartsWith("aborted by request at 2027-01-15 08:00:03 UTC, 3.0s "
-                         "after it started, in step 1 of 3 (all_reduce 1K), 0 "
-                         "steps done"));
+  EXPECT_THAT(
+      d->summary(),
+      StartsWith("aborted by request at 2027-01-15 08:00:03 UTC, 3.0s "
+                 "after it started, in step 1 of 3 (all_reduce 1 KiB), 0 "
+                 "steps done"));
   EXPECT_EQ(d->culprits_size(), 0);
   EXPECT_EQ(d->evidence_size(), 0);
   EXPECT_EQ(a->records_calls(), 0);

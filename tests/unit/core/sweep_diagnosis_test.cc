@@ -99,8 +99,8 @@ TEST(SweepDiagnosisTest, AProgressingSweepIsRunningWithNoCulprit) {
   EXPECT_EQ(d.bound, absl::Seconds(30 * 27 + 5));
   EXPECT_TRUE(absl::StartsWith(
       d.Summary(),
-      "running: step 51 of 60 (all_reduce 1G), no stall: all 4 "
-      "ranks in all_reduce 1G for 12.0s (a stall after 815.0s)"))
+      "running: step 51 of 60 (all_reduce 1 GiB), no stall: all 4 "
+      "ranks in all_reduce 1 GiB for 12.0s (a stall after 815.0s)"))
       << d.Summary();
   EXPECT_FALSE(absl::StrContains(d.Summary(), "culprit")) << d.Summary();
 }
@@ -148,8 +148,8 @@ TEST(SweepDiagnosisTest, ARankBehindPastTheBoundIsStalledAndNamed) {
   EXPECT_EQ(d.ranks.culprits[0].stuck_for, absl::Seconds(40));
   EXPECT_TRUE(absl::StartsWith(
       d.Summary(),
-      "stalled in step 51 of 60 (all_reduce 1G): rank 3 has not "
-      "joined all_reduce 1G that other ranks joined 40.0s ago, "
+      "stalled in step 51 of 60 (all_reduce 1 GiB): rank 3 has not "
+      "joined all_reduce 1 GiB that other ranks joined 40.0s ago, "
       "more than 35.0s; culprit: rank 3 (node node-b, GPU 1)"))
       << d.Summary();
 }
@@ -238,7 +238,7 @@ TEST(SweepDiagnosisTest, AnAbortedSweepIsAbortedByRequest) {
   EXPECT_TRUE(d.ranks.evidence.empty());
   EXPECT_EQ(d.Summary(),
             "aborted by request at 2023-11-14 22:11:06 UTC, 66.2s after it "
-            "started, in step 6 of 60 (all_reduce 1G), 5 steps done");
+            "started, in step 6 of 60 (all_reduce 1 GiB), 5 steps done");
   EXPECT_FALSE(NeedsRankRecords(SweepState::kAborted));
 }
 
@@ -267,7 +267,7 @@ TEST(SweepDiagnosisTest, StuckForEndsWhenTheSweepEnded) {
       << d.Summary();
   EXPECT_TRUE(absl::StartsWith(d.Summary(),
                                "failed at 2023-11-14 22:11:40 UTC in step 51 "
-                               "of 60 (all_reduce 1G): culprit: rank 3"))
+                               "of 60 (all_reduce 1 GiB): culprit: rank 3"))
       << d.Summary();
   // Asked again a day later: the same figures.
   EXPECT_EQ(DiagnoseSweep(facts, ranks, kNow + absl::Hours(24)).Summary(),
@@ -292,7 +292,7 @@ TEST(SweepDiagnosisTest, AFailureWithoutCulpritGivesItsError) {
   facts.error = "the coordinator stopped while the sweep ran";
   SweepDiagnosis d = DiagnoseSweep(facts, {}, kNow);
   EXPECT_TRUE(absl::EndsWith(d.Summary(),
-                             "in step 4 of 60 (all_reduce 1G): the "
+                             "in step 4 of 60 (all_reduce 1 GiB): the "
                              "coordinator stopped while the sweep ran"))
       << d.Summary();
 }
