@@ -30,6 +30,7 @@ struct CommandSet {
   CLI::App* results = nullptr;
   CLI::App* diagnose = nullptr;
   std::string diagnose_sweep_id;
+  std::string diagnose_output = "table";
   SweepFlags sweep_flags;
   ResultsFlags results_flags;
   std::string abort_sweep_id;
@@ -128,10 +129,15 @@ void AddCommands(CLI::App& app, CommandSet& set) {
                         "Plain numbers in base units");
   set.diagnose = app.add_subcommand(
       "diagnose",
-      "Name the rank, GPU and node a hung or failed sweep waits on");
+      "Say whether a sweep is running, stalled, failed or aborted, and name "
+      "the rank, GPU and node a stalled or failed one waits on");
   set.diagnose->add_option(
       "--sweep", set.diagnose_sweep_id,
       "Sweep id (default: the running sweep, else the newest failed one)");
+  set.diagnose
+      ->add_option("--output", set.diagnose_output,
+                   "table or json (docs/diagnose.md)")
+      ->capture_default_str();
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
                         "Sweep id (default: every running sweep)");
@@ -144,7 +150,8 @@ int RunSelected(const CommandSet& set, const std::string& coordinator) {
     return RunResultsCommand(coordinator, set.results_flags);
   }
   if (set.diagnose->parsed()) {
-    return RunDiagnoseCommand(coordinator, set.diagnose_sweep_id);
+    return RunDiagnoseCommand(coordinator, set.diagnose_sweep_id,
+                              set.diagnose_output);
   }
   if (set.abort->parsed()) {
     return RunAbortCommand(coordinator, set.abort_sweep_id);

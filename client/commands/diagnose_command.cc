@@ -1,17 +1,30 @@
 #include "client/commands/diagnose_command.h"
 
-#include <cstdio>
+#include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/output/diagnosis_printer.h"
+#include "client/output/output_options.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
 
 int RunDiagnoseCommand(const std::string& coordinator,
-                       const std::string& sweep_id) {
+                       const std::string& sweep_id, const std::string& output) {
+  auto format = ParseOutputFormat(output);
+  if (!format.ok()) {
+    PrintError(std::string(format.status().message()));
+    return kExitBadInput;
+  }
+  if (*format == OutputFormat::kCsv) {
+    PrintError(
+        "output: diagnose does not print csv (one report, not rows); "
+        "allowed: table, json");
+    return kExitBadInput;
+  }
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
@@ -24,16 +37,12 @@ int RunDiagnoseCommand(const std::string& coordinator,
     PrintError(absl::StrCat("diagnose: ", status.error_message()));
     return kExitFailed;
   }
-  std::printf("sweep %s\n%s\n", resp.sweep_id().c_str(),
-              resp.summary().c_str());
-  if (resp.verdicts_size() > 0) std::printf("\nverdicts:\n");
-  for (const auto& v : resp.verdicts()) std::printf("  %s\n", v.c_str());
-  if (resp.evidence_size() > 0) std::printf("\nevidence:\n");
-  for (const auto& e : resp.evidence()) std::printf("  %s\n", e.c_str());
-  if (resp.verdicts_size() == 0 && resp.evidence_size() == 0 &&
-      !resp.json().empty()) {
-    std::printf("\n%s\n", resp.json().c_str());
+  if (*format == OutputFormat::kJson) {
+    std::cout << DiagnosisJson(resp);
+  } else {
+    PrintDiagnosisReport(resp, std::cout);
   }
+  std::cout.flush();
   return kExitOk;
 }
 

@@ -1,13 +1,18 @@
-// `fabricpulse diagnose [--sweep ID]`: which rank, GPU and node a hung or
-// failed sweep is waiting for, from every member's flight recorder.
+// `fabricpulse diagnose [--sweep ID] [--output table|json]`: the state of a
+// sweep (running with no stall, stalled, failed, aborted by request, ...)
+// and, when something is wrong, which rank, GPU and node it waits for, from
+// every member's flight recorder.
 #pragma once
 
 #include <string>
 
 namespace fabricpulse::client {
 
-// Returns the exit code.
+// Returns the exit code: 0 a diagnosis was printed, whatever it says (the
+// state is in the output); 1 the coordinator could not diagnose (no such
+// sweep, none to diagnose, a member lost); 2 bad flags (an unknown format,
+// or csv, which diagnose does not print); 3 coordinator unreachable.
 int RunDiagnoseCommand(const std::string& coordinator,
-                       const std::string& sweep_id);
+                       const std::string& sweep_id, const std::string& output);
 
 }  // namespace fabricpulse::client

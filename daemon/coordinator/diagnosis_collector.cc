@@ -7,10 +7,10 @@
 
 namespace fabricpulse::coordinator {
 
-core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
-                                   const std::vector<v1::AgentInfo>& agents,
-                                   AgentClients& clients, core::Clock* clock,
-                                   const core::TimeoutBudget& timeouts) {
+std::vector<core::RankReport> CollectRankReports(
+    const std::string& sweep_id, const std::vector<v1::AgentInfo>& agents,
+    AgentClients& clients, core::Clock* clock,
+    const core::TimeoutBudget& timeouts) {
   const auto assignments = SweepRunner::AssignRanks(agents);
   const auto answers =
       FlightRecordsAll(clients, agents, sweep_id, timeouts.AgentRpc(), clock);
@@ -45,7 +45,16 @@ core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
       reports.push_back(std::move(report));
     }
   }
-  return core::Diagnose(reports, clock->Now());
+  return reports;
+}
+
+core::Diagnosis CollectAndDiagnose(const std::string& sweep_id,
+                                   const std::vector<v1::AgentInfo>& agents,
+                                   AgentClients& clients, core::Clock* clock,
+                                   const core::TimeoutBudget& timeouts) {
+  return core::Diagnose(
+      CollectRankReports(sweep_id, agents, clients, clock, timeouts),
+      clock->Now());
 }
 
 }  // namespace fabricpulse::coordinator

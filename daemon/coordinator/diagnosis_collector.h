@@ -15,7 +15,13 @@ namespace fabricpulse::coordinator {
 // Asks each agent of `agents` (in sweep rank order, as SweepRunner assigns)
 // for its workers' flight records of `sweep_id`, in parallel and bounded by
 // the budget's agent call; an agent that does not answer makes its ranks
-// unreachable, with the reason. Then core::Diagnose at `clock`'s now.
+// unreachable, with the reason. One report per rank.
+std::vector<core::RankReport> CollectRankReports(
+    const std::string& sweep_id, const std::vector<v1::AgentInfo>& agents,
+    AgentClients& clients, core::Clock* clock,
+    const core::TimeoutBudget& timeouts = core::kTimeouts);
+
+// CollectRankReports, then core::Diagnose at `clock`'s now.
 core::Diagnosis CollectAndDiagnose(
     const std::string& sweep_id, const std::vector<v1::AgentInfo>& agents,
     AgentClients& clients, core::Clock* clock,

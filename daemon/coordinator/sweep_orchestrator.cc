@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/coordinator/diagnose_response.h"
 #include "daemon/coordinator/diagnosis_collector.h"
 #include "daemon/coordinator/sweep_recorder.h"
 #include "daemon/core/log.h"
@@ -140,56 +141,75 @@ void SweepOrchestrator::Cancel(const std::string& sweep_id) {
 
 absl::StatusOr<v1::DiagnoseResponse> SweepOrchestrator::Diagnose(
     const std::string& requested) {
-  v1::DiagnoseResponse response;
-  // A running (perhaps hung) sweep: read its members now.
-  std::vector<v1::AgentInfo> agents;
   std::string sweep_id = requested;
+  std::vector<v1::AgentInfo> agents;
+  absl::Duration op_timeout = absl::InfiniteDuration();
+  int iterations = 1;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [id, runner] : running_) {
       if (sweep_id.empty() || sweep_id == id) {
         sweep_id = id;
         agents = runner->agents();
+        op_timeout = runner->plan().op_timeout;
+        iterations = runner->plan().iterations_per_step;
         break;
       }
     }
   }
-  if (agents.empty()) {
-    // A finished sweep: its stored diagnosis, else its members' rings.
-    if (sweep_id.empty()) {
-      auto recent = history_->ListSweeps(50);
-      if (recent.ok()) {
-        for (const SweepRecord& r : *recent) {
-          if (r.status == kSweepFailed) {
-            sweep_id = r.id;
-            break;
-          }
+  if (sweep_id.empty()) {
+    auto recent = history_->ListSweeps(50);
+    if (recent.ok()) {
+      for (const SweepRecord& r : *recent) {
+        if (r.status == kSweepFailed) {
+          sweep_id = r.id;
+          break;
         }
       }
-      if (sweep_id.empty()) {
-        return absl::NotFoundError("no running or failed sweep to diagnose");
-      }
     }
-    auto sweep = history_->GetSweep(sweep_id);
-    if (!sweep.ok()) return sweep.status();
-    response.set_sweep_id(sweep_id);
-    if (!sweep->sweep.diagnosis.empty()) {
-      response.set_json(sweep->sweep.diagnosis);
-      response.set_summary(sweep->sweep.error);
-      return response;
+    if (sweep_id.empty()) {
+      return absl::NotFoundError("no running or failed sweep to diagnose");
     }
-    auto live = membership_.Select(sweep->sweep.nodes);
-    if (!live.ok()) return live.status();
-    agents = *live;
   }
-  response.set_sweep_id(sweep_id);
-  core::Diagnosis d =
-      CollectAndDiagnose(sweep_id, agents, *clients_, clock_, timeouts_);
-  response.set_summary(d.Summary());
-  for (const core::Verdict& v : d.culprits) response.add_verdicts(v.Line());
-  for (const std::string& e : d.evidence) response.add_evidence(e);
-  response.set_json(d.ToJson());
-  return response;
+  // The history has every sweep, the running one included: its state,
+  // times, steps done and spec.
+  auto sweep = history_->GetSweep(sweep_id);
+  if (!sweep.ok()) return sweep.status();
+  core::SweepFacts facts = FactsFromHistory(*sweep);
+  if (facts.state == core::SweepState::kRunning) {
+    // Unbounded (a stall only on a fault) in the moment the sweep is
+    // recorded as running without a runner: just begun or just ended.
+    if (op_timeout != absl::InfiniteDuration()) {
+      facts.peer_wait_bound = timeouts_.PeerWait(op_timeout);
+      facts.step_bound = timeouts_.StepStall(op_timeout, iterations);
+    }
+  } else if (!sweep->sweep.diagnosis.empty()) {
+    // Taken when it failed: its members may be gone or busy since.
+    auto stored = ParseStoredDiagnosis(sweep->sweep.diagnosis);
+    if (stored.ok()) {
+      return ToDiagnoseResponse(sweep_id,
+                                core::DiagnoseStored(facts, std::move(*stored)),
+                                sweep->sweep.diagnosis);
+    }
+    FP_LOG_WARNING(absl::StrCat("sweep ", sweep_id, ": ",
+                                stored.status().message(),
+                                "; reading its members' records instead"));
+  }
+  std::vector<core::RankReport> reports;
+  if (core::NeedsRankRecords(facts.state)) {
+    if (agents.empty()) {
+      auto live = membership_.Select(sweep->sweep.nodes);
+      if (!live.ok()) return live.status();
+      agents = *live;
+    }
+    reports =
+        CollectRankReports(sweep_id, agents, *clients_, clock_, timeouts_);
+  }
+  core::SweepDiagnosis d = core::DiagnoseSweep(facts, reports, clock_->Now());
+  const bool judged = d.state == core::SweepState::kStalled ||
+                      d.state == core::SweepState::kFailed ||
+                      d.state == core::SweepState::kInterrupted;
+  return ToDiagnoseResponse(sweep_id, d, judged ? d.ranks.ToJson() : "");
 }
 
 }  // namespace fabricpulse::coordinator

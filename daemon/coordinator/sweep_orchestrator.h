@@ -62,10 +62,13 @@ class SweepOrchestrator {
   void Cancel(const std::string& sweep_id);
 
   // Diagnoses `sweep_id` (empty: the running sweep, else the newest failed
-  // one): a running sweep from its members' flight recorders now; a
-  // finished one from its stored diagnosis, else from its members' rings.
+  // one) with core::DiagnoseSweep: a running sweep from its members' flight
+  // recorders now, judged against TimeoutBudget::PeerWait and StepStall of
+  // its op timeout (running, or stalled with culprits); a failed one from
+  // its stored diagnosis, else from its members' rings as of when it
+  // ended; an aborted or succeeded one from the history alone.
   // Errors: NOT_FOUND no such sweep, or none to diagnose; UNAVAILABLE a
-  // finished sweep's member is lost.
+  // failed sweep without a stored diagnosis has a lost member.
   absl::StatusOr<v1::DiagnoseResponse> Diagnose(const std::string& sweep_id);
 
   // See SweepPlanner::PlanMembers.

@@ -68,6 +68,7 @@ class SweepRunner {
   void Abort();
   void Cancel();
   const std::vector<v1::AgentInfo>& agents() const { return plan_.agents; }
+  const SweepPlan& plan() const { return plan_; }
   // Called (on Run's thread) when the sweep fails for a reason other than
   // an abort or a cancellation, before the members are told to abort: the
   // moment to read their flight recorders.

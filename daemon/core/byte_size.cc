@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace fabricpulse::core {
 
@@ -55,7 +56,9 @@ std::string FormatByteSize(uint64_t bytes) {
   static constexpr struct {
     uint64_t unit;
     const char* suffix;
-  } kUnits[] = {{1ull << 40, "T"}, {1ull << 30, "G"}, {1ull << 20, "M"},
+  } kUnits[] = {{1ull << 40, "T"},
+                {1ull << 30, "G"},
+                {1ull << 20, "M"},
                 {1ull << 10, "K"}};
   for (const auto& u : kUnits) {
     if (bytes >= u.unit && bytes % u.unit == 0) {
@@ -63,6 +66,23 @@ std::string FormatByteSize(uint64_t bytes) {
     }
   }
   return absl::StrCat(bytes);
+}
+
+std::string HumanByteSize(uint64_t bytes) {
+  static constexpr struct {
+    uint64_t unit;
+    const char* name;
+  } kUnits[] = {{1ull << 40, "TiB"},
+                {1ull << 30, "GiB"},
+                {1ull << 20, "MiB"},
+                {1ull << 10, "KiB"}};
+  for (const auto& u : kUnits) {
+    if (bytes < u.unit) continue;
+    if (bytes % u.unit == 0) return absl::StrCat(bytes / u.unit, " ", u.name);
+    return absl::StrFormat("%.1f %s", static_cast<double>(bytes) / u.unit,
+                           u.name);
+  }
+  return absl::StrCat(bytes, " B");
 }
 
 }  // namespace fabricpulse::core

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace fabricpulse::core {
 
@@ -17,5 +17,8 @@ absl::StatusOr<uint64_t> ParseByteSize(absl::string_view text,
 
 // Formats as the largest exact binary unit ("8", "64K", "1M", "3G").
 std::string FormatByteSize(uint64_t bytes);
+
+// For people: "64 B", "1 MiB", "1.5 GiB" (one decimal when inexact).
+std::string HumanByteSize(uint64_t bytes);
 
 }  // namespace fabricpulse::core

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/byte_size.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -60,22 +61,7 @@ std::string OneLine(absl::string_view text) {
   return out;
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  static constexpr struct {
-    uint64_t unit;
-    const char* name;
-  } kUnits[] = {{1ull << 40, "TiB"},
-                {1ull << 30, "GiB"},
-                {1ull << 20, "MiB"},
-                {1ull << 10, "KiB"}};
-  for (const auto& u : kUnits) {
-    if (bytes < u.unit) continue;
-    if (bytes % u.unit == 0) return absl::StrCat(bytes / u.unit, " ", u.name);
-    return absl::StrFormat("%.1f %s", static_cast<double>(bytes) / u.unit,
-                           u.name);
-  }
-  return absl::StrCat(bytes, " B");
-}
+std::string HumanBytes(uint64_t bytes) { return HumanByteSize(bytes); }
 
 std::string Seconds(absl::Duration d) {
   return absl::StrFormat("%.1fs", absl::ToDoubleSeconds(d));
@@ -392,6 +378,19 @@ absl::string_view VerdictKindName(VerdictKind kind) {
       return "failed";
   }
   return "unknown";
+}
+
+bool ParseVerdictKind(absl::string_view name, VerdictKind* kind) {
+  for (VerdictKind k :
+       {VerdictKind::kUnreachable, VerdictKind::kNeverJoined,
+        VerdictKind::kFinishedNotNext, VerdictKind::kJoinedNotFinished,
+        VerdictKind::kFailed}) {
+    if (name == VerdictKindName(k)) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string Verdict::Line() const {

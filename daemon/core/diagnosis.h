@@ -54,6 +54,8 @@ enum class VerdictKind {
 // "unreachable", "never_joined", "finished_not_next", "joined_not_finished",
 // "failed" (the spelling in ToJson()).
 absl::string_view VerdictKindName(VerdictKind kind);
+// The reverse of VerdictKindName; false for any other name.
+bool ParseVerdictKind(absl::string_view name, VerdictKind* kind);
 
 struct Verdict {
   VerdictKind kind = VerdictKind::kUnreachable;

@@ -57,6 +57,19 @@ struct TimeoutBudget {
   absl::Duration Silence(absl::Duration op_timeout, int iterations) const {
     return op_timeout * iterations + 3 * lease;
   }
+  // `diagnose` on a running sweep calls it stalled (and only then names a
+  // culprit) when a rank has waited on a peer longer than PeerWait: the
+  // waiting rank is inside an op with `op_timeout` as its deadline, and the
+  // lease covers the host work between steps (data check, hand-off).
+  absl::Duration PeerWait(absl::Duration op_timeout) const {
+    return op_timeout + lease;
+  }
+  // ... or when every rank has been inside the same step, none finishing
+  // it, longer than StepStall: each of the step's `iterations` ops at its
+  // deadline, plus a lease.
+  absl::Duration StepStall(absl::Duration op_timeout, int iterations) const {
+    return op_timeout * iterations + lease;
+  }
 };
 
 // The budget the daemons run with.

@@ -39,6 +39,16 @@ class FakeAgentClient final : public coordinator::AgentClient {
     absl::MutexLock lock(&mu_);
     records_error_ = std::move(error);
   }
+  // What GetFlightRecords answers for the worker at `local_index`
+  // (default: reachable, no records).
+  void SetRecords(int local_index, std::vector<v1::FlightRecord> records) {
+    absl::MutexLock lock(&mu_);
+    records_[local_index] = std::move(records);
+  }
+  void SetUnreachable(int local_index, std::string reason) {
+    absl::MutexLock lock(&mu_);
+    unreachable_[local_index] = std::move(reason);
+  }
   // The status an Abort ends open streams with (default ABORTED).
   void SetAbortEnd(absl::Status status) {
     absl::MutexLock lock(&mu_);
@@ -133,7 +143,17 @@ class FakeAgentClient final : public coordinator::AgentClient {
         for (const v1::WorkerInfo& w : info_.workers()) {
           v1::RankFlightRecords* r = response.add_ranks();
           r->set_local_index(w.local_index());
-          r->set_reachable(true);
+          auto unreachable = unreachable_.find(w.local_index());
+          r->set_reachable(unreachable == unreachable_.end());
+          if (unreachable != unreachable_.end()) {
+            r->set_unreachable_reason(unreachable->second);
+          }
+          auto records = records_.find(w.local_index());
+          if (records != records_.end()) {
+            for (const v1::FlightRecord& rec : records->second) {
+              *r->add_records() = rec;
+            }
+          }
         }
         answer = std::move(response);
       } else {
@@ -165,6 +185,8 @@ class FakeAgentClient final : public coordinator::AgentClient {
   const v1::AgentInfo info_;
   absl::Status describe_error_ ABSL_GUARDED_BY(mu_);
   absl::Status records_error_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::vector<v1::FlightRecord>> records_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::string> unreachable_ ABSL_GUARDED_BY(mu_);
   bool answer_abort_ ABSL_GUARDED_BY(mu_) = true;
   absl::Status abort_end_ ABSL_GUARDED_BY(mu_) =
       absl::AbortedError("aborted by the coordinator");

@@ -1,8 +1,10 @@
 // The fabricpulse CLI against real daemons: output formats, errors, exit
 // codes, and `fabricpulse local`.
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "tests/integration/background_sweep.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -139,6 +141,73 @@ TEST_F(CliTest, AbortWithNothingRunningFails) {
   CliResult r = RunCli(With({"abort"}));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(r.err, "no sweep is running")) << r.err;
+}
+
+// `diagnose` on a healthy sweep while it runs: running, no culprit, exit 0;
+// after an abort: aborted by request, no culprit, no "stuck for".
+TEST_F(CliTest, DiagnoseSaysRunningThenAbortedByRequest) {
+  auto stub = Connect(cluster_->coordinator());
+  // Long at its top sizes: mid-way when the results of 3 steps came.
+  v1::SweepSpec spec = QuickSpec({"all_reduce"}, 64 << 20);
+  spec.set_factor(2);
+  spec.set_iters(100);
+  spec.set_check(false);
+  spec.set_placement("out_of_place");
+  spec.set_timeout_seconds(30);
+  BackgroundSweep sweep(*stub, spec, 3);
+  ASSERT_TRUE(sweep.WaitStarted());
+
+  CliResult d = RunCli(With({"diagnose"}));
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(absl::StrContains(
+      d.out,
+      absl::StrCat("sweep ", sweep.sweep_id(), " (running)\nrunning: step ")))
+      << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, " of 24 (all_reduce ")) << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, ", no stall: ")) << d.out;
+  EXPECT_FALSE(absl::StrContains(d.out, "culprit")) << d.out;
+  EXPECT_FALSE(absl::StrContains(d.out, "VERDICT")) << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, "evidence:\n  rank 0 (node local-0)"))
+      << d.out;
+
+  CliResult j = RunCli(With({"diagnose", "--output", "json"}));
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_TRUE(absl::StrContains(j.out, "\"state\": \"running\"")) << j.out;
+  EXPECT_TRUE(absl::StrContains(j.out, "\"steps_total\": 24")) << j.out;
+  EXPECT_TRUE(absl::StrContains(j.out, "\"culprits\": []")) << j.out;
+  EXPECT_TRUE(absl::StrContains(j.out, "\"ended_unix_s\": null")) << j.out;
+
+  CliResult a = RunCli(With({"abort", "--sweep", sweep.sweep_id()}));
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  SweepOutcome outcome = sweep.Join();
+  ASSERT_EQ(outcome.finished.status(), "aborted") << outcome.status;
+
+  CliResult after = RunCli(With({"diagnose", "--sweep", sweep.sweep_id()}));
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_TRUE(absl::StrContains(
+      after.out, absl::StrCat("sweep ", sweep.sweep_id(),
+                              " (aborted)\naborted by request at ")))
+      << after.out;
+  EXPECT_TRUE(absl::StrContains(after.out, " after it started, in step "))
+      << after.out;
+  EXPECT_FALSE(absl::StrContains(after.out, "stuck for")) << after.out;
+  EXPECT_FALSE(absl::StrContains(after.out, "culprit")) << after.out;
+  EXPECT_FALSE(absl::StrContains(after.out, "fabric")) << after.out;
+  CliResult after_json = RunCli(
+      With({"diagnose", "--sweep", sweep.sweep_id(), "--output", "json"}));
+  EXPECT_EQ(after_json.exit_code, 0) << after_json.err;
+  EXPECT_TRUE(absl::StrContains(after_json.out, "\"state\": \"aborted\""))
+      << after_json.out;
+}
+
+TEST_F(CliTest, DiagnoseRefusesCsvAndUnknownFormats) {
+  CliResult csv = RunCli(With({"diagnose", "--output", "csv"}));
+  EXPECT_EQ(csv.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(csv.err, "allowed: table, json")) << csv.err;
+  EXPECT_TRUE(csv.out.empty()) << csv.out;
+  CliResult xml = RunCli(With({"diagnose", "--output", "xml"}));
+  EXPECT_EQ(xml.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(xml.err, "unknown format 'xml'")) << xml.err;
 }
 
 TEST(CliStandaloneTest, UnreachableCoordinatorExitsThree) {

@@ -81,11 +81,23 @@ TEST_F(FaultTest, StoppedWorkerIsNamedWithinTheTimeoutAndNextSweepPasses) {
       << outcome.status;
   kill(victim.pid(), SIGCONT);  // if the agent has not replaced it yet
 
-  // `diagnose` shows the stored verdict.
+  // `diagnose` shows the stored verdict: failed, rank 3 of local-1 named
+  // in the summary and in the culprit table.
   CliResult d = RunCli({"--coordinator", cluster_->coordinator(), "diagnose",
                         "--sweep", outcome.finished.sweep_id()});
   EXPECT_EQ(d.exit_code, 0) << d.err;
-  EXPECT_TRUE(absl::StrContains(d.out, "rank 3")) << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, " (failed)\nfailed at ")) << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, "culprit: rank 3 (node local-1)"))
+      << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, "VERDICT")) << d.out;
+  EXPECT_TRUE(absl::StrContains(d.out, "\nlocal-1 ")) << d.out;  // a row
+  CliResult j =
+      RunCli({"--coordinator", cluster_->coordinator(), "diagnose", "--sweep",
+              outcome.finished.sweep_id(), "--output", "json"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_TRUE(absl::StrContains(j.out, "\"state\": \"failed\"")) << j.out;
+  EXPECT_TRUE(absl::StrContains(j.out, "{\"rank\": 3, \"node\": \"local-1\""))
+      << j.out;
 
   SweepOutcome next = NextSweepEventually(*stub_);
   EXPECT_TRUE(next.status.ok()) << next.status;

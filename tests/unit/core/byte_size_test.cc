@@ -81,6 +81,15 @@ TEST(ParseByteSizeTest, RejectsOverflow) {
   }
 }
 
+TEST(HumanByteSizeTest, BinaryUnitsWithOneDecimalWhenInexact) {
+  EXPECT_EQ(HumanByteSize(0), "0 B");
+  EXPECT_EQ(HumanByteSize(1023), "1023 B");
+  EXPECT_EQ(HumanByteSize(1024), "1 KiB");
+  EXPECT_EQ(HumanByteSize(1536), "1.5 KiB");
+  EXPECT_EQ(HumanByteSize(1ull << 30), "1 GiB");
+  EXPECT_EQ(HumanByteSize(1ull << 40), "1 TiB");
+}
+
 TEST(FormatByteSizeTest, UsesLargestExactUnit) {
   EXPECT_EQ(FormatByteSize(0), "0");
   EXPECT_EQ(FormatByteSize(1), "1");

@@ -13,6 +13,9 @@ TEST(TimeoutBudgetTest, DerivesTheDaemonsTimeouts) {
   EXPECT_EQ(kTimeouts.Drain(), absl::Seconds(10));
   EXPECT_EQ(kTimeouts.Silence(absl::Seconds(30), 27),
             absl::Seconds(30 * 27 + 15));
+  EXPECT_EQ(kTimeouts.PeerWait(absl::Seconds(30)), absl::Seconds(35));
+  EXPECT_EQ(kTimeouts.StepStall(absl::Seconds(30), 27),
+            absl::Seconds(30 * 27 + 5));
 }
 
 // Each derived timeout follows the ones it depends on.
@@ -23,6 +26,12 @@ TEST(TimeoutBudgetTest, FollowsItsInputs) {
   EXPECT_EQ(budget.AgentRpc(), absl::Seconds(5));
   EXPECT_EQ(budget.Drain(), absl::Seconds(1 + 4 + 10 + 4));
   EXPECT_EQ(budget.Silence(absl::Seconds(1), 3), absl::Seconds(3 + 30));
+  EXPECT_EQ(budget.PeerWait(absl::Seconds(2)), absl::Seconds(12));
+  EXPECT_EQ(budget.StepStall(absl::Seconds(2), 3), absl::Seconds(16));
+  // A running sweep is called stalled before the coordinator gives up on
+  // it for silence.
+  EXPECT_LT(budget.StepStall(absl::Seconds(2), 3),
+            budget.Silence(absl::Seconds(2), 3));
   // The agent answers the coordinator's calls within their bound.
   EXPECT_GT(budget.AgentRpc(), budget.worker_rpc);
 }
