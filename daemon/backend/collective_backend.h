@@ -34,6 +34,11 @@ struct StepOutcome {
   // per-iteration timing turned off): iteration_seconds then holds the mean
   // for each iteration, and percentiles were not measured.
   bool timed_one_by_one = true;
+  // Set when the mean comes from a loop timed as a whole (no event between
+  // ops, nccl-tests' method) and iteration_seconds from a second loop timed
+  // one by one, for the percentiles (short ops, where the events' own cost
+  // would show in the mean). Absent: the mean of iteration_seconds.
+  std::optional<double> loop_mean_seconds;
   // Mean over the timed iterations of when this rank entered the op, from
   // the step's start the ranks share (the barrier or the warm-ups' last
   // collective completing); absent when there is no shared start.

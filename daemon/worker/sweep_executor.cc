@@ -57,7 +57,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
     *result.mutable_key() = common::StepToProto(step);
     v1::RankTiming* timing = result.mutable_timing();
     timing->set_rank(comm.rank());
-    timing->set_mean_seconds(stats.mean);
+    timing->set_mean_seconds(outcome->loop_mean_seconds.value_or(stats.mean));
     timing->set_min_seconds(stats.min);
     timing->set_max_seconds(stats.max);
     if (outcome->timed_one_by_one) {

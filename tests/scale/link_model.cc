@@ -67,9 +67,13 @@ double StepSeconds(const LinkModel& model, const core::Step& step, int nranks) {
 
 v1::RankTiming RankTimingFor(const LinkModel& model, const core::Step& step,
                              int nranks, int rank, double slow_factor) {
-  const double mean = StepSeconds(model, step, nranks) * slow_factor *
-                      (1 + model.jitter * Uniform(step.index, rank));
+  const double base = StepSeconds(model, step, nranks);
+  const double u = Uniform(step.index, rank);
+  const double mean = base * slow_factor * (1 + model.jitter * u);
   v1::RankTiming timing;
+  // A slow node enters each op (slow_factor - 1) x the step's time late;
+  // healthy ranks arrive within a tenth of the jitter.
+  timing.set_arrival_seconds(base * (slow_factor - 1 + model.jitter * u / 10));
   timing.set_rank(rank);
   timing.set_mean_seconds(mean);
   timing.set_p50_seconds(mean);

@@ -42,8 +42,9 @@ double StepSeconds(const LinkModel& model, const core::Step& step, int nranks);
 
 // What rank `rank` (0 <= rank < nranks) reports for `step`: mean =
 // StepSeconds x slow_factor x (1 + jitter x u), p50 = mean, min = 0.97 x
-// mean, max = p99 = 1.05 x mean, wrong = 0. `slow_factor` >= 1 models a slow
-// node (1: healthy). Requires a validated model.
+// mean, max = p99 = 1.05 x mean, wrong = 0, arrival = StepSeconds x
+// (slow_factor - 1 + jitter x u / 10). `slow_factor` >= 1 models a slow
+// node (1: healthy), which enters each op late. Requires a validated model.
 v1::RankTiming RankTimingFor(const LinkModel& model, const core::Step& step,
                              int nranks, int rank, double slow_factor);
 

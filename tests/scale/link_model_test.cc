@@ -5,6 +5,7 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/step_merge.h"
+#include "daemon/core/straggler.h"
 #include "gtest/gtest.h"
 
 namespace fabricpulse::scale {
@@ -114,6 +115,19 @@ TEST(LinkModelTest, SlowRankIsTheSlowestInEveryStep) {
         model, MakeStep(core::Op::kAllReduce, 1024ull << index, index), 32,
         /*slow_rank=*/7, /*slow=*/1.5);
     EXPECT_EQ(merged.slowest_rank, 7) << "step " << index;
+    // It arrives last; whether by the straggler's margin depends on the
+    // step's length (>= 200 us late).
+    EXPECT_EQ(merged.last_arrival_rank, 7) << "step " << index;
+  }
+}
+
+TEST(LinkModelTest, HealthyRanksAreNeverLate) {
+  LinkModel model;
+  for (int index = 0; index < 20; ++index) {
+    const core::MergedStep merged = Merge(
+        model, MakeStep(core::Op::kAllReduce, 1024ull << index, index), 32);
+    ASSERT_TRUE(merged.arrival_lateness_seconds.has_value());
+    EXPECT_FALSE(core::LateRank(merged).has_value()) << "step " << index;
   }
 }
 

@@ -249,6 +249,42 @@ absl::Status NcclCommunicator::Wait(cudaEvent_t event, absl::Time deadline,
   }
 }
 
+absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
+                                         const Buffers& b,
+                                         const RunOptions& options,
+                                         const LoopTiming& timing,
+                                         std::vector<double>* seconds,
+                                         double* arrival_sum) {
+  const int last = timing.one_by_one ? options.iters : 1;
+  FP_RETURN_IF_ERROR(
+      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+  for (int i = 0; i < options.iters; ++i) {
+    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
+    if (arrival_sum != nullptr) {
+      *arrival_sum += absl::ToDoubleSeconds(absl::Now() - timing.shared_start);
+    }
+    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
+    if (timing.one_by_one || i == options.iters - 1) {
+      FP_RETURN_IF_ERROR(CudaToStatus(
+          cudaEventRecord(events_[timing.one_by_one ? i + 1 : 1], stream_),
+          "cudaEventRecord"));
+    }
+  }
+  FP_RETURN_IF_ERROR(Wait(events_[last], timing.deadline, options));
+  seconds->clear();
+  for (int i = 0; i < last; ++i) {
+    float ms = 0;
+    FP_RETURN_IF_ERROR(
+        CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
+                     "cudaEventElapsedTime"));
+    seconds->push_back(ms / 1e3);
+  }
+  if (!timing.one_by_one) {
+    seconds->assign(options.iters, seconds->front() / options.iters);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
                                               const Buffers& b,
                                               const RunOptions& options,
@@ -258,10 +294,13 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
     FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
     events_.push_back(e);
   }
-  const absl::Time deadline =
-      absl::Now() + options.op_timeout * (options.warmup_iters + options.iters);
+  LoopTiming timing;
+  // Room for the warm-ups and two timed loops (see below).
+  timing.deadline = absl::Now() + options.op_timeout * (options.warmup_iters +
+                                                        2 * options.iters);
+  const absl::Time warm_start = absl::Now();
   for (int i = 0; i < options.warmup_iters; ++i) {
-    FP_RETURN_IF_ERROR(Enqueue(step, b, deadline, options));
+    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
   }
   // The warm-ups' last collective completes on every rank at about the same
   // moment: that is the step's start the ranks share, from which each rank
@@ -269,48 +308,39 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   // between warm-ups and timing). Without warm-ups there is no shared start
   // and no arrival times.
   const bool arrivals = options.warmup_iters > 0;
-  absl::Time shared_start;
+  absl::Duration warm_op = absl::InfiniteDuration();
   if (arrivals) {
     FP_RETURN_IF_ERROR(
         CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-    FP_RETURN_IF_ERROR(Wait(events_[0], deadline, options));
-    shared_start = absl::Now();
+    FP_RETURN_IF_ERROR(Wait(events_[0], timing.deadline, options));
+    timing.shared_start = absl::Now();
+    warm_op = (timing.shared_start - warm_start) / options.warmup_iters;
   }
   // Per-iteration events (the default) time each iteration on its own, for
-  // p50/p99, at the cost of an event record between ops; with
-  // FABRICPULSE_ITER_EVENTS=0 only the loop is timed (nccl-tests' method)
-  // and the percentiles are absent.
-  const int last = per_iteration_events_ ? options.iters : 1;
+  // p50/p99, at the cost of an event record between ops (about 1.7 us per
+  // op on an H200: README, "Percentiles and their cost"). Where an op takes
+  // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
+  // warm-ups), one loop timed one by one gives the mean and the
+  // percentiles. Shorter ops get the mean from a loop timed as a whole
+  // (nccl-tests' method, no event between ops) and the percentiles from a
+  // second loop timed one by one. With FABRICPULSE_ITER_EVENTS=0 only the
+  // loop timed as a whole runs, and the percentiles are absent.
+  const bool second_pass =
+      per_iteration_events_ && warm_op < kOneByOneAloneAbove;
+  timing.one_by_one = per_iteration_events_ && !second_pass;
   double arrival_sum = 0;
-  FP_RETURN_IF_ERROR(
-      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-  for (int i = 0; i < options.iters; ++i) {
-    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
-    if (arrivals) {
-      arrival_sum += absl::ToDoubleSeconds(absl::Now() - shared_start);
-    }
-    FP_RETURN_IF_ERROR(Enqueue(step, b, deadline, options));
-    if (per_iteration_events_ || i == options.iters - 1) {
-      FP_RETURN_IF_ERROR(CudaToStatus(
-          cudaEventRecord(events_[per_iteration_events_ ? i + 1 : 1], stream_),
-          "cudaEventRecord"));
-    }
-  }
-  FP_RETURN_IF_ERROR(Wait(events_[last], deadline, options));
-  std::vector<double>& seconds = outcome->iteration_seconds;
-  seconds.clear();
-  for (int i = 0; i < last; ++i) {
-    float ms = 0;
-    FP_RETURN_IF_ERROR(
-        CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
-                     "cudaEventElapsedTime"));
-    seconds.push_back(ms / 1e3);
-  }
-  outcome->timed_one_by_one = per_iteration_events_;
-  if (!per_iteration_events_) {
-    seconds.assign(options.iters, seconds.front() / options.iters);
-  }
+  FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing,
+                               &outcome->iteration_seconds,
+                               arrivals ? &arrival_sum : nullptr));
+  outcome->timed_one_by_one = timing.one_by_one;
   if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
+  if (second_pass) {
+    outcome->loop_mean_seconds = outcome->iteration_seconds.front();
+    timing.one_by_one = true;
+    FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing,
+                                 &outcome->iteration_seconds, nullptr));
+    outcome->timed_one_by_one = true;
+  }
   return absl::OkStatus();
 }
 

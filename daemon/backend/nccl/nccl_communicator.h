@@ -65,7 +65,22 @@ class NcclCommunicator : public Communicator {
   // failure the communicator is aborted and marked broken.
   absl::Status Wait(cudaEvent_t event, absl::Time deadline,
                     const RunOptions& options);
-  // Fill outcome->iteration_seconds, timed_one_by_one and arrival_seconds.
+  // How one timed loop of TimeIterations runs.
+  struct LoopTiming {
+    absl::Time deadline;
+    bool one_by_one = false;  // an event between ops, else around the loop
+    absl::Time shared_start;  // arrival stamps count from here
+  };
+  // Ops at least this long (warm-ups' mean, host clock) are timed one by
+  // one in a single loop: the events' cost is then below 1 %.
+  static constexpr absl::Duration kOneByOneAloneAbove = absl::Microseconds(200);
+  // Runs options.iters timed ops; *seconds gets each op's time (one by one)
+  // or the loop's mean for each; adds arrival stamps when arrival_sum.
+  absl::Status TimedLoop(const core::Step& step, const Buffers& b,
+                         const RunOptions& options, const LoopTiming& timing,
+                         std::vector<double>* seconds, double* arrival_sum);
+  // Fill outcome->iteration_seconds, timed_one_by_one, loop_mean_seconds and
+  // arrival_seconds.
   absl::Status TimeIterations(const core::Step& step, const Buffers& b,
                               const RunOptions& options, StepOutcome* outcome);
   absl::Status TimeGraph(const core::Step& step, const Buffers& b,
