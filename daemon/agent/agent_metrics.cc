@@ -10,9 +10,17 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
     : node_(std::move(node)),
       restarts_(prometheus::BuildCounter()
                     .Name("fabricpulse_agent_worker_restarts_total")
-                    .Help("Workers restarted after dying unexpectedly")
+                    .Help("Workers restarted after dying unexpectedly or being "
+                          "killed after a failure")
                     .Register(registry)
                     .Add({{"node", node_}})),
+      abort_kills_(prometheus::BuildCounter()
+                       .Name("fabricpulse_agent_worker_abort_kills_total")
+                       .Help("Workers killed and respawned because they did "
+                             "not return within the grace of an abort an "
+                             "operator requested (not faults)")
+                       .Register(registry)
+                       .Add({{"node", node_}})),
       workers_(prometheus::BuildGauge()
                    .Name("fabricpulse_agent_workers")
                    .Help("Workers configured")
@@ -33,6 +41,8 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
                     .Register(registry)) {}
 
 void AgentMetrics::WorkerRestarted() { restarts_.Increment(); }
+
+void AgentMetrics::WorkerKilledOnRequestedAbort() { abort_kills_.Increment(); }
 
 void AgentMetrics::SetWorkers(int configured, int ready) {
   workers_.Set(configured);

@@ -23,6 +23,7 @@ class AgentMetrics {
  public:
   // Registers the agent's families in `registry`, which must outlive this
   // object, and exports fabricpulse_agent_worker_restarts_total,
+  // fabricpulse_agent_worker_abort_kills_total,
   // fabricpulse_agent_workers and fabricpulse_agent_workers_ready for `node`
   // at 0. Throws (prometheus-cpp) only if a family of the same name but
   // another type is already registered there: a programming error.
@@ -31,9 +32,16 @@ class AgentMetrics {
   AgentMetrics(const AgentMetrics&) = delete;
   AgentMetrics& operator=(const AgentMetrics&) = delete;
 
-  // A worker died unexpectedly and is being restarted: increments
+  // A worker died unexpectedly (or was killed after an abort that followed
+  // a failure) and is being restarted: increments
   // fabricpulse_agent_worker_restarts_total{node}.
   void WorkerRestarted();
+
+  // A worker did not return within the kill grace of an abort an operator
+  // requested, and was killed and respawned: increments
+  // fabricpulse_agent_worker_abort_kills_total{node}. Not a fault: not in
+  // the restarts counter.
+  void WorkerKilledOnRequestedAbort();
 
   // Sets fabricpulse_agent_workers{node} (workers configured) and
   // fabricpulse_agent_workers_ready{node}.
@@ -55,6 +63,7 @@ class AgentMetrics {
  private:
   const std::string node_;
   prometheus::Counter& restarts_;
+  prometheus::Counter& abort_kills_;
   prometheus::Gauge& workers_;
   prometheus::Gauge& workers_ready_;
   prometheus::Family<prometheus::Gauge>& rank_latency_;

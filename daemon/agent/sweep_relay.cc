@@ -60,7 +60,7 @@ void SweepRelay::StartStreams() {
   }
 }
 
-void SweepRelay::KillStuck() {
+void SweepRelay::KillStuck(KillCause cause) {
   std::vector<size_t> stuck;
   {
     absl::MutexLock lock(&inbox_->mu);
@@ -75,13 +75,18 @@ void SweepRelay::KillStuck() {
         absl::StrCat("rank ", targets_[i].rank, " did not return within ",
                      absl::FormatDuration(timeouts_.kill_grace),
                      " of the abort (stopped or stuck): killed and "
-                     "respawned"));
+                     "respawned",
+                     cause == KillCause::kAbortRequested
+                         ? " (the abort was requested: not counted as a "
+                           "restart)"
+                         : ""),
+        cause);
   }
 }
 
 absl::Status SweepRelay::Run(
     const std::function<bool(const v1::RankEvent&)>& sink,
-    const std::function<bool()>& stop) {
+    const std::function<StopCause()>& stop) {
   const absl::Time arrived = clock_->Now();
   const absl::Duration lease = request_.lease_seconds() > 0
                                    ? absl::Seconds(request_.lease_seconds())
@@ -102,6 +107,9 @@ absl::Status SweepRelay::Run(
   // agent never hangs and the GPU is freed.
   absl::Status failure;  // a local reason to end the sweep early
   bool stopped = false, aborted = false, killed = false;
+  // Whether the abort was an operator's request and nothing had failed
+  // here first: a worker killed after it is not a fault.
+  bool requested = false;
   absl::Time aborted_at = absl::InfiniteFuture();
   while (true) {
     std::vector<v1::RankEvent> batch;
@@ -135,9 +143,16 @@ absl::Status SweepRelay::Run(
         failure = absl::UnavailableError(held.message());
       }
     }
-    if (!stopped && stop()) stopped = true;
+    if (!stopped) {
+      const StopCause cause = stop();
+      if (cause != StopCause::kNone) {
+        stopped = true;
+        requested = cause == StopCause::kRequest;
+      }
+    }
     if (!aborted && (!rank_error.ok() || !failure.ok() || stopped)) {
       aborted = true;
+      requested = requested && rank_error.ok() && failure.ok();
       aborted_at = now;
       AbortLocalWorkers(*workers_, request_.comm_id(), timeouts_.worker_rpc,
                         clock_);
@@ -145,7 +160,7 @@ absl::Status SweepRelay::Run(
     if (aborted && !killed &&
         clock_->Now() - aborted_at > timeouts_.kill_grace) {
       killed = true;
-      KillStuck();
+      KillStuck(requested ? KillCause::kAbortRequested : KillCause::kFault);
     }
   }
   if (!failure.ok()) return failure;
