@@ -81,9 +81,8 @@ grpc::Status AgentServiceImpl::RunSweep(
       [&](const v1::RankEvent& event) {
         if (event.has_step() && metrics_ != nullptr) {
           const v1::StepRankEvent& step = event.step();
-          metrics_->RankLatency(step.timing().rank(), step.key().op(),
-                                step.key().bytes(),
-                                step.timing().mean_seconds());
+          metrics_->RankLatency(request->sweep_id(), step.timing().rank(),
+                                step.key(), step.timing().mean_seconds());
         }
         return writer->Write(event);
       },

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/log.h"
@@ -117,6 +119,15 @@ prometheus::Counter& CoordinatorMetrics::SetStepGauges(
       {"size", absl::StrCat(key.bytes())},
       {"placement", key.in_place() ? "in_place" : "out_of_place"},
       {"nranks", absl::StrCat(nranks)}};
+  prometheus::Counter& regressions =
+      regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
+  absl::MutexLock lock(&removable_mu_);
+  std::vector<prometheus::Labels> evicted;
+  const size_t cap = plan_label == "adhoc" ? kMaxAdhocStepSeries : SIZE_MAX;
+  if (!step_series_.Admit(plan_label, labels, cap, &evicted)) {
+    return regressions;
+  }
+  for (const prometheus::Labels& old : evicted) RemoveStepSeries(old);
   busbw_.Add(labels).Set(result.busbw_bytes_per_second());
   algbw_.Add(labels).Set(result.algbw_bytes_per_second());
   const std::pair<const char*, double> stats[] = {
@@ -128,17 +139,26 @@ prometheus::Counter& CoordinatorMetrics::SetStepGauges(
     with_stat.emplace("stat", stat);
     latency_.Add(with_stat).Set(seconds);
   }
-  {
-    absl::MutexLock lock(&removable_mu_);
-    if (baseline_busbw > 0) {
-      baseline_.Add(labels).Set(baseline_busbw);
-    } else if (baseline_.Has(labels)) {
-      // A stale baseline would keep alerts comparing against it.
-      baseline_.Remove(&baseline_.Add(labels));
-    }
+  if (baseline_busbw > 0) {
+    baseline_.Add(labels).Set(baseline_busbw);
+  } else if (baseline_.Has(labels)) {
+    // A stale baseline would keep alerts comparing against it.
+    baseline_.Remove(&baseline_.Add(labels));
   }
   regression_.Add(labels).Set(regression ? 1 : 0);
-  return regressions_.Add({{"plan", plan_label}, {"op", key.op()}});
+  return regressions;
+}
+
+void CoordinatorMetrics::RemoveStepSeries(const prometheus::Labels& labels) {
+  for (prometheus::Family<prometheus::Gauge>* family :
+       {&busbw_, &algbw_, &baseline_, &regression_}) {
+    if (family->Has(labels)) family->Remove(&family->Add(labels));
+  }
+  for (const char* stat : {"mean", "p50", "p99"}) {
+    prometheus::Labels with_stat = labels;
+    with_stat.emplace("stat", stat);
+    if (latency_.Has(with_stat)) latency_.Remove(&latency_.Add(with_stat));
+  }
 }
 
 void CoordinatorMetrics::SweepFinished(const std::string& plan,
@@ -165,6 +185,15 @@ void CoordinatorMetrics::SweepFinished(const std::string& plan,
   if (succeeded) {
     last_success_timestamp_.Add(labels).Set(
         absl::ToDoubleSeconds(finished - absl::UnixEpoch()));
+  }
+  // Ad-hoc sweeps differ from one another: only the last one's steps are
+  // kept. A plan's failed sweep leaves the steps it did not reach as the
+  // plan's last good sweep left them.
+  if (succeeded || plan_label == "adhoc") {
+    absl::MutexLock lock(&removable_mu_);
+    for (const prometheus::Labels& old : step_series_.Replace(plan_label)) {
+      RemoveStepSeries(old);
+    }
   }
 }
 

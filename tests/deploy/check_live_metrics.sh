@@ -18,7 +18,9 @@
 #      says otherwise; rules healthy in /api/v1/rules; sweep counters exact.
 #   5. Series stay bounded: the coordinator's and agents' fabricpulse_* series
 #      after the first sweep, after the third and after all sweeps: nothing
-#      disappears, and what is new is only what the sweeps in between allow.
+#      disappears but per-sweep series a later sweep replaced (an agent's rank
+#      latency, the ad-hoc steps), and what is new is only what the sweeps in
+#      between allow.
 #   6. promtool check metrics on the coordinator's and agents' /metrics.
 #
 # Env: FABRICPULSE_BIN (default build/bin), KEEP_LOGS=1 keeps the temp dirs.
@@ -71,7 +73,9 @@ EOF
 )
 
 # Real values of the dashboards' template variables in this cluster.
-values="plan=quick,op=all_reduce,node=node-0,size=65536,dtype=float"
+# size: one the last ad-hoc sweep also measured (the agents' per-rank series
+# are their last sweep's).
+values="plan=quick,op=all_reduce,node=node-0,size=16384,dtype=float"
 values+=",placement=out_of_place,nranks=4,gpu=0,rank=0"
 
 # The sweeps. quick: 3 ops x 1K..64K (x4) x placements; ad-hoc: other ops
@@ -265,13 +269,14 @@ live series --before "$tmp/first.coord" --after "$tmp/third.coord" \
 echo "coordinator, third quick sweep -> after the ad-hoc and failing sweeps:"
 live series --before "$tmp/third.coord" --after "$tmp/final.coord" \
   --allow-plan adhoc --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes" \
-  --allow-hang --ranks "$fleet_ranks" --same-plan quick
+  --allow-hang --ranks "$fleet_ranks" --same-plan quick --allow-replaced
 for a in agent-0 agent-1; do
   echo "$a, first quick sweep -> third:"
   live series --before "$tmp/first.$a" --after "$tmp/third.$a"
   echo "$a, third quick sweep -> final:"
   live series --before "$tmp/third.$a" --after "$tmp/final.$a" \
-    --allow-agent-ops --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes"
+    --allow-agent-ops --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes" \
+    --allow-replaced
 done
 
 # -------------------------------------------------------------------------
