@@ -107,9 +107,11 @@ absl::Status SweepRelay::Run(
   // agent never hangs and the GPU is freed.
   absl::Status failure;  // a local reason to end the sweep early
   bool stopped = false, aborted = false, killed = false;
-  // Whether the abort was an operator's request and nothing had failed
-  // here first: a worker killed after it is not a fault.
-  bool requested = false;
+  // Why the coordinator stopped the sweep, and whether something failed
+  // here first (a rank error not caused by an abort, the lease): a worker
+  // killed after an operator's request is not a fault unless so.
+  StopCause stop_cause = StopCause::kNone;
+  bool local_fault = false;
   absl::Time aborted_at = absl::InfiniteFuture();
   while (true) {
     std::vector<v1::RankEvent> batch;
@@ -143,16 +145,18 @@ absl::Status SweepRelay::Run(
         failure = absl::UnavailableError(held.message());
       }
     }
-    if (!stopped) {
-      const StopCause cause = stop();
-      if (cause != StopCause::kNone) {
-        stopped = true;
-        requested = cause == StopCause::kRequest;
-      }
+    if (stop_cause == StopCause::kNone) {
+      stop_cause = stop();
+      if (stop_cause != StopCause::kNone) stopped = true;
     }
     if (!aborted && (!rank_error.ok() || !failure.ok() || stopped)) {
       aborted = true;
-      requested = requested && rank_error.ok() && failure.ok();
+      // A rank that ended ABORTED or CANCELLED was ended by an abort (the
+      // coordinator's reaches the workers directly, sometimes before this
+      // loop sees it): not a failure of its own.
+      local_fault =
+          !failure.ok() || (!rank_error.ok() && !absl::IsAborted(rank_error) &&
+                            !absl::IsCancelled(rank_error));
       aborted_at = now;
       AbortLocalWorkers(*workers_, request_.comm_id(), timeouts_.worker_rpc,
                         clock_);
@@ -160,7 +164,10 @@ absl::Status SweepRelay::Run(
     if (aborted && !killed &&
         clock_->Now() - aborted_at > timeouts_.kill_grace) {
       killed = true;
-      KillStuck(requested ? KillCause::kAbortRequested : KillCause::kFault);
+      if (stop_cause == StopCause::kNone) stop_cause = stop();
+      KillStuck(!local_fault && stop_cause == StopCause::kRequest
+                    ? KillCause::kAbortRequested
+                    : KillCause::kFault);
     }
   }
   if (!failure.ok()) return failure;

@@ -182,6 +182,31 @@ TEST_F(SweepRelayTest, AWorkerKilledAfterARequestedAbortIsNoFault) {
   EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kAbortRequested));
 }
 
+// The coordinator's requested abort reaches a worker before the relay sees
+// the request: that rank ends ABORTED, which is no failure of its own.
+TEST_F(SweepRelayTest, ARankAbortedByTheRequestIsNoLocalFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::AbortedError("aborted"));
+  Start([] { return StopCause::kRequest; });
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kAbortRequested));
+}
+
+// A rank that really failed here makes the kill a fault, even when the
+// operator's abort request comes too.
+TEST_F(SweepRelayTest, ALocalFailureKeepsTheKillAFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::InternalError("nccl error"));
+  std::atomic<bool> asked{false};
+  Start([&asked] {
+    return asked.load() ? StopCause::kRequest : StopCause::kNone;
+  });
+  ASSERT_TRUE(clock_.WaitForWaiter());  // the failure is in, the abort sent
+  asked = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kFault));
+}
+
 // The coordinator's abort after a failure elsewhere (a stopped rank on
 // this node made its peers time out): the kill stays a fault.
 TEST_F(SweepRelayTest, AWorkerKilledAfterAFailureAbortIsAFault) {
