@@ -117,6 +117,14 @@ void PrintDiagnosisReport(const v1::DiagnoseResponse& r, std::ostream& out) {
     out << "\n";
     PrintTable(rows, {false, true, true, false, true, false, true, true}, out);
   }
+  if (r.wrong_data_size() > 0) {
+    out << "\nwrong data (the data check):\n";
+    for (const v1::DiagnoseWrongData& w : r.wrong_data()) {
+      out << "  rank " << w.rank() << ": " << w.wrong() << " wrong elements in "
+          << w.steps() << " step" << (w.steps() == 1 ? "" : "s")
+          << ", first in " << w.first_step() << "\n";
+    }
+  }
   if (r.verdicts_size() > 0) out << "\nwhy:\n";
   for (const std::string& v : r.verdicts()) out << "  " << v << "\n";
   if (r.evidence_size() > 0) out << "\nevidence:\n";
@@ -157,6 +165,18 @@ std::string DiagnosisJson(const v1::DiagnoseResponse& r) {
       culprits.empty()
           ? "[]"
           : absl::StrCat("[\n", absl::StrJoin(culprits, ",\n"), "\n  ]"),
+      ",\n");
+  std::vector<std::string> wrong;
+  for (const v1::DiagnoseWrongData& w : r.wrong_data()) {
+    wrong.push_back(
+        absl::StrCat("    {\"rank\": ", w.rank(), ", \"wrong\": ", w.wrong(),
+                     ", \"steps\": ", w.steps(),
+                     ", \"first_step\": ", JsonString(w.first_step()), "}"));
+  }
+  absl::StrAppend(
+      &doc, "  \"wrong_data\": ",
+      wrong.empty() ? "[]"
+                    : absl::StrCat("[\n", absl::StrJoin(wrong, ",\n"), "\n  ]"),
       ",\n");
   std::vector<std::string> evidence;
   for (const std::string& e : r.evidence()) {

@@ -10,9 +10,17 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
     : node_(std::move(node)),
       restarts_(prometheus::BuildCounter()
                     .Name("fabricpulse_agent_worker_restarts_total")
-                    .Help("Workers restarted after dying unexpectedly")
+                    .Help("Workers restarted after dying unexpectedly or being "
+                          "killed after a failure")
                     .Register(registry)
                     .Add({{"node", node_}})),
+      abort_kills_(prometheus::BuildCounter()
+                       .Name("fabricpulse_agent_worker_abort_kills_total")
+                       .Help("Workers killed and respawned because they did "
+                             "not return within the grace of an abort an "
+                             "operator requested (not faults)")
+                       .Register(registry)
+                       .Add({{"node", node_}})),
       workers_(prometheus::BuildGauge()
                    .Name("fabricpulse_agent_workers")
                    .Help("Workers configured")
@@ -34,19 +42,43 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
 
 void AgentMetrics::WorkerRestarted() { restarts_.Increment(); }
 
+void AgentMetrics::WorkerKilledOnRequestedAbort() { abort_kills_.Increment(); }
+
 void AgentMetrics::SetWorkers(int configured, int ready) {
   workers_.Set(configured);
   workers_ready_.Set(ready);
 }
 
-void AgentMetrics::RankLatency(int rank, const std::string& op, uint64_t bytes,
-                               double mean_seconds) {
-  rank_latency_
-      .Add({{"node", node_},
-            {"rank", absl::StrCat(rank)},
-            {"op", op},
-            {"size", absl::StrCat(bytes)}})
-      .Set(mean_seconds);
+void AgentMetrics::RankLatency(const std::string& sweep_id, int rank,
+                               const v1::StepKey& key, double mean_seconds) {
+  absl::MutexLock lock(&rank_mu_);
+  if (sweep_id != rank_sweep_) {
+    // Another sweep's steps (another plan, placement or member set) must not
+    // mix with this one's.
+    for (prometheus::Gauge* series : rank_series_) {
+      rank_latency_.Remove(series);
+    }
+    rank_series_.clear();
+    rank_steps_.clear();
+    rank_sweep_ = sweep_id;
+  }
+  const auto step =
+      std::make_tuple(key.op(), key.dtype(), key.bytes(), key.in_place());
+  if (!rank_steps_.count(step)) {
+    if (rank_steps_.size() >= kMaxRankLatencySteps) return;
+    rank_steps_.insert(step);
+  }
+  const prometheus::Labels labels = {
+      {"node", node_},
+      {"rank", absl::StrCat(rank)},
+      {"op", key.op()},
+      {"dtype", key.dtype()},
+      {"size", absl::StrCat(key.bytes())},
+      {"placement", key.in_place() ? "in_place" : "out_of_place"}};
+  const bool is_new = !rank_latency_.Has(labels);
+  prometheus::Gauge& series = rank_latency_.Add(labels);
+  if (is_new) rank_series_.push_back(&series);
+  series.Set(mean_seconds);
 }
 
 void AgentMetrics::GpuBusy(int gpu, bool busy) {

@@ -1,15 +1,21 @@
 // The agent's Prometheus series (the contract is docs/metrics.md).
 //
 // Every family is registered once, at construction, and the node's fixed
-// series are created there too. Every series carries node=<this node>; the
-// other label values (ranks, op names, the plans' size schedules, GPU
-// indices) are bounded, so the number of series does not grow with the
-// number of sweeps.
+// series are created there too. Every series carries node=<this node>. The
+// per-rank latency series belong to one sweep at a time (the node's last
+// sweep, at most kMaxRankLatencySteps steps of it), so the number of series
+// does not grow with the number of sweeps (docs/metrics.md, "Series
+// count").
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <tuple>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "fabricpulse/v1/types.pb.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -17,12 +23,17 @@
 
 namespace fabricpulse::agent {
 
+// Steps of one sweep whose per-rank latency is exported; later steps of a
+// longer sweep are not.
+inline constexpr size_t kMaxRankLatencySteps = 512;
+
 // Thread-safe: every method may be called from any thread, concurrently
 // (prometheus-cpp's metrics and families are).
 class AgentMetrics {
  public:
   // Registers the agent's families in `registry`, which must outlive this
   // object, and exports fabricpulse_agent_worker_restarts_total,
+  // fabricpulse_agent_worker_abort_kills_total,
   // fabricpulse_agent_workers and fabricpulse_agent_workers_ready for `node`
   // at 0. Throws (prometheus-cpp) only if a family of the same name but
   // another type is already registered there: a programming error.
@@ -31,20 +42,29 @@ class AgentMetrics {
   AgentMetrics(const AgentMetrics&) = delete;
   AgentMetrics& operator=(const AgentMetrics&) = delete;
 
-  // A worker died unexpectedly and is being restarted: increments
+  // A worker died unexpectedly (or was killed after an abort that followed
+  // a failure) and is being restarted: increments
   // fabricpulse_agent_worker_restarts_total{node}.
   void WorkerRestarted();
+
+  // A worker did not return within the kill grace of an abort an operator
+  // requested, and was killed and respawned: increments
+  // fabricpulse_agent_worker_abort_kills_total{node}. Not a fault: not in
+  // the restarts counter.
+  void WorkerKilledOnRequestedAbort();
 
   // Sets fabricpulse_agent_workers{node} (workers configured) and
   // fabricpulse_agent_workers_ready{node}.
   void SetWorkers(int configured, int ready);
 
-  // Sets fabricpulse_agent_rank_latency_seconds{node, rank, op, size}:
-  // global rank `rank`'s last mean time per op of `op` at `bytes` (size:
-  // decimal bytes). The contract has no placement label: a sweep measuring
-  // both placements of a size leaves the one measured last.
-  void RankLatency(int rank, const std::string& op, uint64_t bytes,
-                   double mean_seconds);
+  // Sets fabricpulse_agent_rank_latency_seconds{node, rank, op, dtype,
+  // size, placement}: global rank `rank`'s mean time per op in step `key`
+  // of sweep `sweep_id` (size: decimal bytes; placement: in_place or
+  // out_of_place). The series are those of one sweep: the first step of a
+  // new sweep removes the earlier sweep's. Steps beyond the sweep's first
+  // kMaxRankLatencySteps are not exported.
+  void RankLatency(const std::string& sweep_id, int rank,
+                   const v1::StepKey& key, double mean_seconds);
 
   // Sets fabricpulse_agent_gpu_busy{node, gpu} to 1 when other compute
   // processes use GPU `gpu`, 0 otherwise. The NVML probe
@@ -55,9 +75,16 @@ class AgentMetrics {
  private:
   const std::string node_;
   prometheus::Counter& restarts_;
+  prometheus::Counter& abort_kills_;
   prometheus::Gauge& workers_;
   prometheus::Gauge& workers_ready_;
   prometheus::Family<prometheus::Gauge>& rank_latency_;
+  absl::Mutex rank_mu_;
+  std::string rank_sweep_ ABSL_GUARDED_BY(rank_mu_);
+  // The steps (op, dtype, size, placement) of rank_sweep_ exported.
+  std::set<std::tuple<std::string, std::string, uint64_t, bool>> rank_steps_
+      ABSL_GUARDED_BY(rank_mu_);
+  std::vector<prometheus::Gauge*> rank_series_ ABSL_GUARDED_BY(rank_mu_);
   prometheus::Family<prometheus::Gauge>& gpu_busy_;
 };
 

@@ -81,6 +81,9 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   sup.gpus = gpus;
   sup.boot_id = RandomId();
   sup.on_restart = [self](int) { self->agent_metrics_->WorkerRestarted(); };
+  sup.on_abort_kill = [self](int) {
+    self->agent_metrics_->WorkerKilledOnRequestedAbort();
+  };
   sup.on_change = [self](int) { self->WorkersChanged(); };
   s->supervisor_ = std::make_unique<WorkerSupervisor>(sup);
   s->supervisor_ptr_ = s->supervisor_.get();

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_fan_out.h"
+#include "daemon/common/abort_cause.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/core/log.h"
 #include "daemon/core/phase_timer.h"
@@ -80,13 +81,16 @@ grpc::Status AgentServiceImpl::RunSweep(
       [&](const v1::RankEvent& event) {
         if (event.has_step() && metrics_ != nullptr) {
           const v1::StepRankEvent& step = event.step();
-          metrics_->RankLatency(step.timing().rank(), step.key().op(),
-                                step.key().bytes(),
-                                step.timing().mean_seconds());
+          metrics_->RankLatency(request->sweep_id(), step.timing().rank(),
+                                step.key(), step.timing().mean_seconds());
         }
         return writer->Write(event);
       },
-      [&] { return context->IsCancelled() || AbortRequested(); });
+      [&] {
+        const StopCause asked = AbortRequested();
+        if (asked != StopCause::kNone) return asked;
+        return context->IsCancelled() ? StopCause::kFailure : StopCause::kNone;
+      });
   timer.Mark("relay");
   FP_LOG_DEBUG(
       absl::StrCat("sweep ", request->sweep_id(), ": ", timer.Summary()));
@@ -100,9 +104,10 @@ grpc::Status AgentServiceImpl::RunSweep(
   return common::ToGrpcStatus(status);
 }
 
-bool AgentServiceImpl::AbortRequested() const {
+StopCause AgentServiceImpl::AbortRequested() const {
   absl::MutexLock lock(&mu_);
-  return abort_requested_;
+  if (!abort_requested_) return StopCause::kNone;
+  return abort_by_request_ ? StopCause::kRequest : StopCause::kFailure;
 }
 
 void AgentServiceImpl::SetRunning(const std::string& sweep_id,
@@ -111,6 +116,7 @@ void AgentServiceImpl::SetRunning(const std::string& sweep_id,
   running_sweep_ = sweep_id;
   running_comm_ = comm_id;
   abort_requested_ = false;
+  abort_by_request_ = false;
 }
 
 void AgentServiceImpl::RememberRanks(const v1::AgentSweepRequest& request) {
@@ -150,6 +156,10 @@ grpc::Status AgentServiceImpl::Abort(grpc::ServerContext* context,
     absl::MutexLock lock(&mu_);
     if (!running_comm_.empty() && running_comm_ == request->comm_id()) {
       abort_requested_ = true;
+      const auto& metadata = context->client_metadata();
+      const auto cause = metadata.find(common::kAbortCauseKey);
+      abort_by_request_ = cause != metadata.end() &&
+                          cause->second == common::kAbortCauseRequest;
     }
   }
   AbortLocalWorkers(*workers_, request->comm_id(), core::kTimeouts.worker_rpc,

@@ -11,6 +11,7 @@
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/gpu_busy_probe.h"
+#include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_client.h"
 #include "daemon/core/clock.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
@@ -67,7 +68,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // Keeps which rank each local worker had in recent sweeps, so that a
   // worker that cannot answer is still named by its rank.
   void RememberRanks(const v1::AgentSweepRequest& request);
-  bool AbortRequested() const;
+  // Whether the coordinator asked to abort the running sweep, and why.
+  StopCause AbortRequested() const;
   // Marks (or clears, with "") the sweep this agent runs.
   void SetRunning(const std::string& sweep_id, const std::string& comm_id);
 
@@ -80,6 +82,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // The coordinator asked to abort running_comm_: its workers get the same
   // grace as on a local failure, then are killed.
   bool abort_requested_ ABSL_GUARDED_BY(mu_) = false;
+  // The abort's cause was an operator's request (abort_cause.h metadata).
+  bool abort_by_request_ ABSL_GUARDED_BY(mu_) = false;
   LocalWorkers* const workers_;
   CoordinatorContact* const contact_;
   AgentMetrics* const metrics_;          // nullable

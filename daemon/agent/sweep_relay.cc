@@ -60,7 +60,7 @@ void SweepRelay::StartStreams() {
   }
 }
 
-void SweepRelay::KillStuck() {
+void SweepRelay::KillStuck(KillCause cause) {
   std::vector<size_t> stuck;
   {
     absl::MutexLock lock(&inbox_->mu);
@@ -75,13 +75,18 @@ void SweepRelay::KillStuck() {
         absl::StrCat("rank ", targets_[i].rank, " did not return within ",
                      absl::FormatDuration(timeouts_.kill_grace),
                      " of the abort (stopped or stuck): killed and "
-                     "respawned"));
+                     "respawned",
+                     cause == KillCause::kAbortRequested
+                         ? " (the abort was requested: not counted as a "
+                           "restart)"
+                         : ""),
+        cause);
   }
 }
 
 absl::Status SweepRelay::Run(
     const std::function<bool(const v1::RankEvent&)>& sink,
-    const std::function<bool()>& stop) {
+    const std::function<StopCause()>& stop) {
   const absl::Time arrived = clock_->Now();
   const absl::Duration lease = request_.lease_seconds() > 0
                                    ? absl::Seconds(request_.lease_seconds())
@@ -102,6 +107,11 @@ absl::Status SweepRelay::Run(
   // agent never hangs and the GPU is freed.
   absl::Status failure;  // a local reason to end the sweep early
   bool stopped = false, aborted = false, killed = false;
+  // Why the coordinator stopped the sweep, and whether something failed
+  // here first (a rank error not caused by an abort, the lease): a worker
+  // killed after an operator's request is not a fault unless so.
+  StopCause stop_cause = StopCause::kNone;
+  bool local_fault = false;
   absl::Time aborted_at = absl::InfiniteFuture();
   while (true) {
     std::vector<v1::RankEvent> batch;
@@ -135,9 +145,18 @@ absl::Status SweepRelay::Run(
         failure = absl::UnavailableError(held.message());
       }
     }
-    if (!stopped && stop()) stopped = true;
+    if (stop_cause == StopCause::kNone) {
+      stop_cause = stop();
+      if (stop_cause != StopCause::kNone) stopped = true;
+    }
     if (!aborted && (!rank_error.ok() || !failure.ok() || stopped)) {
       aborted = true;
+      // A rank that ended ABORTED or CANCELLED was ended by an abort (the
+      // coordinator's reaches the workers directly, sometimes before this
+      // loop sees it): not a failure of its own.
+      local_fault =
+          !failure.ok() || (!rank_error.ok() && !absl::IsAborted(rank_error) &&
+                            !absl::IsCancelled(rank_error));
       aborted_at = now;
       AbortLocalWorkers(*workers_, request_.comm_id(), timeouts_.worker_rpc,
                         clock_);
@@ -145,7 +164,10 @@ absl::Status SweepRelay::Run(
     if (aborted && !killed &&
         clock_->Now() - aborted_at > timeouts_.kill_grace) {
       killed = true;
-      KillStuck();
+      if (stop_cause == StopCause::kNone) stop_cause = stop();
+      KillStuck(!local_fault && stop_cause == StopCause::kRequest
+                    ? KillCause::kAbortRequested
+                    : KillCause::kFault);
     }
   }
   if (!failure.ok()) return failure;

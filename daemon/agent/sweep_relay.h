@@ -20,6 +20,16 @@
 
 namespace fabricpulse::agent {
 
+// Whether, and why, the coordinator wants the sweep ended (polled by the
+// relay).
+enum class StopCause {
+  kNone,
+  // Cancelled, or aborted after a failure.
+  kFailure,
+  // Aborted on an operator's request (daemon/common/abort_cause.h).
+  kRequest,
+};
+
 // One use: Run() once, from one thread.
 class SweepRelay {
  public:
@@ -31,14 +41,17 @@ class SweepRelay {
              const core::TimeoutBudget& timeouts = core::kTimeouts);
 
   // Passes each event to `sink` (on Run's thread; false: the receiver is
-  // gone). `stop` is polled every 100 ms: true when the coordinator
+  // gone). `stop` is polled every 100 ms: not kNone when the coordinator
   // cancelled the call or asked to abort. Returns when every rank's stream
-  // has ended. Errors: UNAVAILABLE a listed worker is not ready (nothing
-  // started), the sweep lease ran out, or a worker died ("rank R on node
-  // N: worker unreachable or died: ..."); CANCELLED when stopped; else the
+  // has ended. A worker killed because it did not return within the kill
+  // grace of the abort is killed as KillCause::kAbortRequested when the
+  // abort was the coordinator's kRequest (and no local failure came
+  // first), else as kFault. Errors: UNAVAILABLE a listed worker is not ready
+  // (nothing started), the sweep lease ran out, or a worker died ("rank R on
+  // node N: worker unreachable or died: ..."); CANCELLED when stopped; else the
   // first rank's error.
   absl::Status Run(const std::function<bool(const v1::RankEvent&)>& sink,
-                   const std::function<bool()>& stop);
+                   const std::function<StopCause()>& stop);
 
  private:
   struct Target {
@@ -56,7 +69,7 @@ class SweepRelay {
   };
   void StartStreams();
   // Kills every worker whose stream has not ended.
-  void KillStuck();
+  void KillStuck(KillCause cause);
 
   const v1::AgentSweepRequest& request_;
   const std::string node_name_;

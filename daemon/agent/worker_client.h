@@ -55,6 +55,16 @@ class WorkerClient {
       std::function<void(absl::StatusOr<v1::FlightRecordsResponse>)> done) = 0;
 };
 
+// Why the agent kills a worker that did not return after an abort.
+enum class KillCause {
+  // A rank failed, the sweep lease ran out, or the coordinator aborted after
+  // a failure: the worker counts as restarted (a fault).
+  kFault,
+  // An operator asked for the abort: ending work on request is not a
+  // fault, so the respawn is not counted as a restart.
+  kAbortRequested,
+};
+
 // The node's workers, as the supervisor keeps them. Thread-safe.
 class LocalWorkers {
  public:
@@ -64,8 +74,10 @@ class LocalWorkers {
   // restarting) or `local_index` is out of range.
   virtual std::shared_ptr<WorkerClient> Ready(int local_index) const = 0;
   // Kills a stuck worker so that it is respawned; `reason` is kept for
-  // KillReason(). Bounded.
-  virtual void Kill(int local_index, const std::string& reason) = 0;
+  // KillReason(); `cause` says whether its respawn counts as a restart.
+  // Bounded.
+  virtual void Kill(int local_index, const std::string& reason,
+                    KillCause cause) = 0;
   // Why the worker was last killed by Kill() ("" when never).
   virtual std::string KillReason(int local_index) const = 0;
   // Every worker's description.

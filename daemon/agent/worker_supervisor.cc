@@ -118,22 +118,35 @@ void WorkerSupervisor::Monitor(int index) {
     int wstatus = 0;
     // Blocks until the worker exits; Stop() signals it to end this wait.
     waitpid(*pid, &wstatus, 0);
+    bool requested = false;
     {
       absl::MutexLock lock(&mu_);
       Slot& slot = slots_[index];
       slot.ready = false;
       slot.pid = -1;
       slot.channel.reset();
+      requested = slot.requested_kill_pid == *pid;
+      slot.requested_kill_pid = -1;
       if (stopping_) return;
-      slot.restarts++;
       const common::ExitInfo info = common::ExitInfoFromWaitStatus(wstatus);
-      FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
-                                  "; restarting (restart ", slot.restarts,
-                                  ")"));
+      if (requested) {
+        FP_LOG_INFO(absl::StrCat("worker ", index, " ", info.Describe(),
+                                 " after a requested abort; restarting (not "
+                                 "counted as a restart)"));
+      } else {
+        slot.restarts++;
+        FP_LOG_WARNING(absl::StrCat("worker ", index, " ", info.Describe(),
+                                    "; restarting (restart ", slot.restarts,
+                                    ")"));
+      }
     }
     // Outside the lock, as the header promises: callbacks may call
     // Snapshot().
-    if (options_.on_restart) options_.on_restart(index);
+    if (requested) {
+      if (options_.on_abort_kill) options_.on_abort_kill(index);
+    } else if (options_.on_restart) {
+      options_.on_restart(index);
+    }
     if (options_.on_change) options_.on_change(index);
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), backoff);
@@ -180,7 +193,8 @@ void WorkerSupervisor::Stop() {
   monitors_.clear();
 }
 
-void WorkerSupervisor::Kill(int local_index, const std::string& reason) {
+void WorkerSupervisor::Kill(int local_index, const std::string& reason,
+                            KillCause cause) {
   pid_t pid;
   {
     absl::MutexLock lock(&mu_);
@@ -190,6 +204,8 @@ void WorkerSupervisor::Kill(int local_index, const std::string& reason) {
     pid = slots_[local_index].pid;
     slots_[local_index].kill_reason = reason;
     slots_[local_index].ready = false;
+    slots_[local_index].requested_kill_pid =
+        cause == KillCause::kAbortRequested ? pid : -1;
   }
   if (pid <= 0) return;
   FP_LOG_WARNING(absl::StrCat("worker ", local_index, " (pid ", pid,

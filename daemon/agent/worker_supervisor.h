@@ -28,8 +28,12 @@ struct SupervisorOptions {
   // A new incarnation id prefix per agent start.
   std::string boot_id;
   // Called (from a monitor thread, without locks held) each time a worker
-  // dies unexpectedly.
+  // dies unexpectedly, or is killed by Kill() as KillCause::kFault.
   std::function<void(int local_index)> on_restart;
+  // Called (likewise) each time a worker killed by Kill() as
+  // KillCause::kAbortRequested has exited: ending work on request is not a
+  // fault, so this is not a restart (WorkerInfo.restarts stays).
+  std::function<void(int local_index)> on_abort_kill;
   // Called (from a monitor thread, without locks held) when a worker
   // becomes ready or dies.
   std::function<void(int local_index)> on_change;
@@ -54,8 +58,10 @@ class WorkerSupervisor final : public LocalWorkers {
   // (starting or restarting).
   std::shared_ptr<WorkerClient> Ready(int local_index) const override;
   // Kills a stuck worker (SIGCONT and SIGTERM, SIGKILL after a second) so
-  // that it is respawned; `reason` is kept for KillReason(). Bounded.
-  void Kill(int local_index, const std::string& reason) override;
+  // that it is respawned; `reason` is kept for KillReason(). Its exit counts
+  // as a restart unless `cause` is kAbortRequested. Bounded.
+  void Kill(int local_index, const std::string& reason,
+            KillCause cause) override;
   std::string KillReason(int local_index) const override;
 
   // Waits until every worker is ready; false on timeout.
@@ -71,7 +77,11 @@ class WorkerSupervisor final : public LocalWorkers {
     pid_t pid = -1;
     std::string incarnation;
     bool ready = false;
+    // Exits counted as faults: unexpected deaths and kFault kills.
     int restarts = 0;
+    // The pid Kill() ended on an operator's abort request (-1: none); its
+    // exit is not a restart.
+    pid_t requested_kill_pid = -1;
     int spawns = 0;
     std::shared_ptr<grpc::Channel> channel;
     std::string kill_reason;

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/common/abort_cause.h"
 #include "fabricpulse/v1/agent.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -44,9 +45,10 @@ class AgentClient {
   virtual void Describe(
       absl::Duration timeout,
       std::function<void(absl::StatusOr<v1::AgentInfo>)> done) = 0;
-  // AgentService.Abort, bounded by `timeout`.
+  // AgentService.Abort, bounded by `timeout`; `cause` travels as the
+  // call's metadata (daemon/common/abort_cause.h).
   virtual void Abort(const v1::AgentAbortRequest& request,
-                     absl::Duration timeout,
+                     common::AbortCause cause, absl::Duration timeout,
                      std::function<void(absl::Status)> done) = 0;
   // AgentService.GetFlightRecords, bounded by `timeout`.
   virtual void GetFlightRecords(

@@ -68,14 +68,15 @@ std::vector<absl::StatusOr<v1::AgentInfo>> DescribeAll(
 std::vector<absl::Status> AbortAll(AgentClients& clients,
                                    const std::vector<v1::AgentInfo>& agents,
                                    const std::string& comm_id,
+                                   common::AbortCause cause,
                                    absl::Duration timeout, core::Clock* clock) {
   v1::AgentAbortRequest request;
   request.set_comm_id(comm_id);
   return FanOut<absl::Status>(
       clients, agents, timeout, clock,
-      [&request, timeout](AgentClient& client,
-                          std::function<void(absl::Status)> done) {
-        client.Abort(request, timeout, std::move(done));
+      [&request, cause, timeout](AgentClient& client,
+                                 std::function<void(absl::Status)> done) {
+        client.Abort(request, cause, timeout, std::move(done));
       });
 }
 

@@ -23,9 +23,11 @@ namespace fabricpulse::coordinator {
 std::vector<absl::StatusOr<v1::AgentInfo>> DescribeAll(
     AgentClients& clients, const std::vector<v1::AgentInfo>& agents,
     absl::Duration timeout, core::Clock* clock);
+// `cause`: why (daemon/common/abort_cause.h).
 std::vector<absl::Status> AbortAll(AgentClients& clients,
                                    const std::vector<v1::AgentInfo>& agents,
                                    const std::string& comm_id,
+                                   common::AbortCause cause,
                                    absl::Duration timeout, core::Clock* clock);
 std::vector<absl::StatusOr<v1::AgentFlightRecordsResponse>> FlightRecordsAll(
     AgentClients& clients, const std::vector<v1::AgentInfo>& agents,

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/log.h"
@@ -131,12 +133,17 @@ void CoordinatorMetrics::RecordVerdict(const std::string& plan,
 void CoordinatorMetrics::RecordStep(const std::string& plan,
                                     const v1::StepResult& result, int nranks) {
   const prometheus::Labels labels = StepLabels(plan, result, nranks);
+  const std::string plan_label = PlanLabel(plan);
+  absl::MutexLock lock(&removable_mu_);
+  std::vector<prometheus::Labels> evicted;
+  const size_t cap = plan_label == "adhoc" ? kMaxAdhocStepSeries : SIZE_MAX;
+  if (!step_series_.Admit(plan_label, labels, cap, &evicted)) return;
+  for (const prometheus::Labels& old : evicted) RemoveStepSeries(old);
   busbw_.Add(labels).Set(result.busbw_bytes_per_second());
   algbw_.Add(labels).Set(result.algbw_bytes_per_second());
   prometheus::Labels mean = labels;
   mean.emplace("stat", "mean");
   latency_.Add(mean).Set(result.time_seconds());
-  absl::MutexLock lock(&removable_mu_);
   // Percentiles that were not measured are absent, never a copy.
   const std::tuple<const char*, bool, double> percentiles[] = {
       {"p50", result.has_p50_seconds(), result.p50_seconds()},
@@ -197,6 +204,26 @@ void CoordinatorMetrics::SweepFinished(const std::string& plan,
   if (succeeded) {
     last_success_timestamp_.Add(labels).Set(
         absl::ToDoubleSeconds(finished - absl::UnixEpoch()));
+  }  // Ad-hoc sweeps differ from one another: only the last one's steps are
+  // kept. A plan's failed sweep leaves the steps it did not reach as the
+  // plan's last good sweep left them.
+  if (succeeded || plan_label == "adhoc") {
+    absl::MutexLock lock(&removable_mu_);
+    for (const prometheus::Labels& old : step_series_.Replace(plan_label)) {
+      RemoveStepSeries(old);
+    }
+  }
+}
+
+void CoordinatorMetrics::RemoveStepSeries(const prometheus::Labels& labels) {
+  for (prometheus::Family<prometheus::Gauge>* family :
+       {&busbw_, &algbw_, &baseline_, &regression_}) {
+    if (family->Has(labels)) family->Remove(&family->Add(labels));
+  }
+  for (const char* stat : {"mean", "p50", "p99"}) {
+    prometheus::Labels with_stat = labels;
+    with_stat.emplace("stat", stat);
+    if (latency_.Has(with_stat)) latency_.Remove(&latency_.Add(with_stat));
   }
 }
 

@@ -3,11 +3,12 @@
 // Every family is registered once, at construction. A series (one label set)
 // is created the first time it is written and then lives until the process
 // ends, except the culprit and baseline series, which are removed when they
-// no longer apply. Label values come only from bounded domains (plan names,
-// op/dtype names, the plans' size schedules, rank counts, node names, GPU
-// indices and ranks), never from ids or timestamps, so the number of series
-// is bounded by the fleet and the configured plans, not by the number of
-// sweeps.
+// no longer apply, and the per-step series (busbw, algbw, latency, baseline,
+// regression), which are replaced per sweep (StepSeriesIndex): a named
+// plan's after each succeeded sweep of it, the ad-hoc ones after each ad-hoc
+// sweep that measured a step, at most kMaxAdhocStepSeries of them. Label
+// values come only from bounded domains, never from ids or timestamps; the
+// worst-case count is in docs/metrics.md ("Series count").
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/coordinator/step_series_index.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -22,6 +24,10 @@
 #include "prometheus/registry.h"
 
 namespace fabricpulse::coordinator {
+
+// Step series (label sets) kept for plan "adhoc": the first this many steps
+// of the last ad-hoc sweep; further steps of that sweep are not exported.
+inline constexpr size_t kMaxAdhocStepSeries = 512;
 
 // Thread-safe: every method may be called from any thread, concurrently.
 // Scrapes never wait on the fabric: they read the values last written.
@@ -45,7 +51,10 @@ class CoordinatorMetrics {
   //     slowest rank's mean), {stat="p50"} = result.p50_seconds,
   //     {stat="p99"} = result.p99_seconds; a percentile the result does not
   //     carry (not measured) is absent (removed if present).
-  // Never the baseline or regression series (RecordVerdict).
+  // Never the baseline or regression series (RecordVerdict). The step's
+  // series are not written when plan "adhoc" already has
+  // kMaxAdhocStepSeries step series of sweeps still running (see
+  // SweepFinished).
   void RecordStep(const std::string& plan, const v1::StepResult& result,
                   int nranks);
   // The regression verdict of one step of a plan's sweep that completed
@@ -77,7 +86,10 @@ class CoordinatorMetrics {
   // fabricpulse_sweep_duration_seconds{plan} and
   // fabricpulse_last_sweep_success{plan} (1 only for "succeeded"), and on
   // success sets fabricpulse_last_success_timestamp_seconds{plan} to
-  // `finished` (unix seconds).
+  // `finished` (unix seconds). Then replaces the plan's step series: when
+  // the sweep succeeded (any outcome for "adhoc") and a step was written
+  // since the last replacement, the step series not written since then
+  // are removed.
   void SweepFinished(const std::string& plan, const std::string& trigger,
                      const std::string& outcome, double duration_seconds,
                      absl::Time finished);
@@ -151,9 +163,14 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;
 
-  // Serializes the series that are ever removed (baseline, culprit), so that
-  // no thread writes a series another thread has just removed.
+  // Removes every step series of `labels` (the step's label set).
+  void RemoveStepSeries(const prometheus::Labels& labels)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(removable_mu_);
+
+  // Serializes the series that are ever removed (step series, culprit), so
+  // that no thread writes a series another thread has just removed.
   absl::Mutex removable_mu_;
+  StepSeriesIndex step_series_ ABSL_GUARDED_BY(removable_mu_);
   prometheus::Gauge* culprit_ ABSL_GUARDED_BY(removable_mu_) = nullptr;
 };
 

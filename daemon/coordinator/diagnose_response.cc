@@ -3,10 +3,12 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/core/byte_size.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -110,6 +112,24 @@ v1::DiagnoseResponse ToDiagnoseResponse(const std::string& sweep_id,
   }
   for (const std::string& e : d.ranks.evidence) r.add_evidence(e);
   return r;
+}
+
+void AddWrongData(const SweepWithSteps& sweep, v1::DiagnoseResponse& response) {
+  std::map<int, v1::DiagnoseWrongData> by_rank;
+  for (const StepRecord& step : sweep.steps) {
+    for (const auto& [rank, wrong] : step.wrong_by_rank) {
+      v1::DiagnoseWrongData& d = by_rank[rank];
+      if (d.steps() == 0) {
+        d.set_rank(rank);
+        d.set_first_step(absl::StrCat(step.op, " ",
+                                      core::HumanByteSize(step.bytes),
+                                      step.in_place ? " in-place" : ""));
+      }
+      d.set_wrong(d.wrong() + wrong);
+      d.set_steps(d.steps() + 1);
+    }
+  }
+  for (auto& [rank, d] : by_rank) *response.add_wrong_data() = std::move(d);
 }
 
 }  // namespace fabricpulse::coordinator

@@ -28,4 +28,8 @@ v1::DiagnoseResponse ToDiagnoseResponse(const std::string& sweep_id,
                                         const core::SweepDiagnosis& d,
                                         const std::string& json);
 
+// Adds to `response` each rank whose stored results carry wrong elements
+// (StepRecord::wrong_by_rank), in rank order.
+void AddWrongData(const SweepWithSteps& sweep, v1::DiagnoseResponse& response);
+
 }  // namespace fabricpulse::coordinator

@@ -33,14 +33,20 @@ class GrpcAgentClient final : public AgentClient {
         });
   }
 
-  void Abort(const v1::AgentAbortRequest& request, absl::Duration timeout,
+  void Abort(const v1::AgentAbortRequest& request, common::AbortCause cause,
+             absl::Duration timeout,
              std::function<void(absl::Status)> done) override {
     auto* stub = stub_.get();
     common::StartUnary<v1::AgentAbortRequest, v1::AgentAbortResponse>(
         request, timeout,
-        [stub](grpc::ClientContext* ctx, const v1::AgentAbortRequest* req,
-               v1::AgentAbortResponse* resp,
-               std::function<void(grpc::Status)> cb) {
+        [stub, cause](grpc::ClientContext* ctx,
+                      const v1::AgentAbortRequest* req,
+                      v1::AgentAbortResponse* resp,
+                      std::function<void(grpc::Status)> cb) {
+          if (cause == common::AbortCause::kRequest) {
+            ctx->AddMetadata(common::kAbortCauseKey,
+                             common::kAbortCauseRequest);
+          }
           stub->async()->Abort(ctx, req, resp, std::move(cb));
         },
         [done =

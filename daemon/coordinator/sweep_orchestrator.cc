@@ -187,9 +187,11 @@ absl::StatusOr<v1::DiagnoseResponse> SweepOrchestrator::Diagnose(
     // Taken when it failed: its members may be gone or busy since.
     auto stored = ParseStoredDiagnosis(sweep->sweep.diagnosis);
     if (stored.ok()) {
-      return ToDiagnoseResponse(sweep_id,
-                                core::DiagnoseStored(facts, std::move(*stored)),
-                                sweep->sweep.diagnosis);
+      v1::DiagnoseResponse response = ToDiagnoseResponse(
+          sweep_id, core::DiagnoseStored(facts, std::move(*stored)),
+          sweep->sweep.diagnosis);
+      AddWrongData(*sweep, response);
+      return response;
     }
     FP_LOG_WARNING(absl::StrCat("sweep ", sweep_id, ": ",
                                 stored.status().message(),
@@ -209,7 +211,10 @@ absl::StatusOr<v1::DiagnoseResponse> SweepOrchestrator::Diagnose(
   const bool judged = d.state == core::SweepState::kStalled ||
                       d.state == core::SweepState::kFailed ||
                       d.state == core::SweepState::kInterrupted;
-  return ToDiagnoseResponse(sweep_id, d, judged ? d.ranks.ToJson() : "");
+  v1::DiagnoseResponse response =
+      ToDiagnoseResponse(sweep_id, d, judged ? d.ranks.ToJson() : "");
+  AddWrongData(*sweep, response);
+  return response;
 }
 
 }  // namespace fabricpulse::coordinator

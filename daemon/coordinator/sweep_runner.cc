@@ -71,9 +71,10 @@ void SweepRunner::Cancel() {
   }
 }
 
-std::vector<bool> SweepRunner::AbortAgents() {
-  const std::vector<absl::Status> statuses = AbortAll(
-      *clients_, plan_.agents, plan_.comm_id, timeouts_.AgentRpc(), clock_);
+std::vector<bool> SweepRunner::AbortAgents(common::AbortCause cause) {
+  const std::vector<absl::Status> statuses =
+      AbortAll(*clients_, plan_.agents, plan_.comm_id, cause,
+               timeouts_.AgentRpc(), clock_);
   std::vector<bool> answered(statuses.size(), false);
   for (size_t i = 0; i < statuses.size(); ++i) {
     answered[i] = statuses[i].ok();
@@ -235,7 +236,13 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
         p.outcome.code() != absl::StatusCode::kCancelled) {
       on_failure_(p.outcome);
     }
-    Drain(AbortAgents(), p);
+    // An operator's abort and a client that went away end work on request;
+    // anything else is a failure.
+    const bool requested = p.outcome.code() == absl::StatusCode::kAborted ||
+                           p.outcome.code() == absl::StatusCode::kCancelled;
+    Drain(AbortAgents(requested ? common::AbortCause::kRequest
+                                : common::AbortCause::kFailure),
+          p);
   }
   for (auto& stream : streams_) stream->Cancel();
   return p.outcome;

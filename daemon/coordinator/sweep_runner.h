@@ -114,7 +114,7 @@ class SweepRunner {
              Progress& p);
   // Tells every member to abort (in parallel, bounded); whether each
   // answered.
-  std::vector<bool> AbortAgents();
+  std::vector<bool> AbortAgents(common::AbortCause cause);
   // After a failure: waits, bounded by the drain timeout, for the agents'
   // streams to end (their workers are then free), taking their ends.
   void Drain(const std::vector<bool>& answered, Progress& p);

@@ -30,7 +30,9 @@
 #      the culprit series names exactly rank 1 on node-0.
 #   6. Series stay bounded: the coordinator's and agents' fabricpulse_* series
 #      after the first sweep, after the fifth and after all sweeps: nothing
-#      disappears, and what is new is only what the sweeps in between allow.
+#      disappears but per-sweep series a later sweep replaced (an agent's rank
+#      latency, the ad-hoc steps), and what is new is only what the sweeps in
+#      between allow.
 #   7. promtool check metrics on the coordinator's and agents' /metrics.
 #
 # Not covered here: a subtle regression (near the step's own spread) and the
@@ -103,7 +105,9 @@ silent=$(echo "$silent_keys" | tr , '\n' |
   sed 's/$/ | empty | healthy sweeps: no regression, no hang/')
 
 # Real values of the dashboards' template variables in this cluster.
-values="plan=quick,op=all_reduce,node=node-0,size=65536,dtype=float"
+# size: the step the last (hung) sweep measured before its stop, all_reduce
+# 1 KiB out of place (the agents' per-rank series are their last sweep's).
+values="plan=quick,op=all_reduce,node=node-0,size=1024,dtype=float"
 values+=",placement=out_of_place,nranks=4,gpu=0,rank=0"
 
 # The sweeps. quick: 3 ops x 1K..64K (x4) x placements; ad-hoc: other ops
@@ -319,7 +323,7 @@ t=$EPOCHREALTIME
 victim=$(worker_pid "$hung_rank")
 "${cli[@]}" sweep --output csv "${hung[@]}" >"$tmp/hung.csv" 2>"$tmp/hung.err" &
 hang_cli_pid=$!
-deadline=$(awk -v t="$EPOCHREALTIME" 'BEGIN {print t + 60}')
+deadline=$(awk -v t="$EPOCHREALTIME" 'BEGIN {printf "%.6f", t + 60}')
 until [ "$(wc -l <"$tmp/hung.csv")" -ge 2 ]; do  # header + the first row
   kill -0 "$hang_cli_pid" 2>/dev/null ||
     { cat "$tmp/hung.err" >&2; fail "the sweep to hang ended before its first row"; }
@@ -388,13 +392,15 @@ live series --before "$tmp/first.coord" --after "$tmp/healthy.coord" \
 echo "coordinator, fifth quick sweep -> after the throttled, ad-hoc and hung sweeps:"
 live series --before "$tmp/healthy.coord" --after "$tmp/final.coord" \
   --allow-plan adhoc --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes" \
-  --allow-baseline --allow-hang --ranks "$fleet_ranks" --same-plan quick
+  --allow-baseline --allow-hang --ranks "$fleet_ranks" --same-plan quick \
+  --allow-replaced
 for a in agent-0 agent-1; do
   echo "$a, first quick sweep -> fifth:"
   live series --before "$tmp/first.$a" --after "$tmp/healthy.$a"
   echo "$a, fifth quick sweep -> final:"
   live series --before "$tmp/healthy.$a" --after "$tmp/final.$a" \
-    --allow-agent-ops --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes"
+    --allow-agent-ops --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes" \
+    --allow-replaced
 done
 
 # -------------------------------------------------------------------------

@@ -390,6 +390,16 @@ def cmd_series(args):
         if a != b:
             bad.append("plan %s has %d series, was %d" % (args.same_plan, a,
                                                           b))
+    if args.allow_replaced:
+        # Per-sweep series a later sweep replaces (docs/metrics.md): an
+        # agent's rank latency (its node's last sweep), the coordinator's
+        # ad-hoc steps (the last ad-hoc sweep).
+        replaced = [s for s in gone
+                    if s.startswith("fabricpulse_agent_rank_latency_seconds{")
+                    or 'plan="adhoc"' in s]
+        if replaced:
+            print("    -%d replaced by a later sweep" % len(replaced))
+        gone = [s for s in gone if s not in replaced]
     failed = False
     for s in gone:
         print("FAIL: series disappeared: %s" % s, file=sys.stderr)
@@ -431,6 +441,9 @@ def main():
     s.add_argument("--allow-hang", action="store_true",
                    help="a failed sweep ran: hang series of the fleet's "
                    "nodes and ranks may appear")
+    s.add_argument("--allow-replaced", action="store_true",
+                   help="another sweep ran: per-sweep series (agent rank "
+                   "latency, ad-hoc steps) may be replaced")
     s.add_argument("--ranks", default="", help="node:rank,... of the fleet")
     s.add_argument("--same-plan", default="",
                    help="this plan's series count must not change")

@@ -79,6 +79,11 @@ class FakeAgentClient final : public coordinator::AgentClient {
     absl::MutexLock lock(&mu_);
     return abort_calls_;
   }
+  // The cause of each Abort call, in order.
+  std::vector<common::AbortCause> abort_causes() {
+    absl::MutexLock lock(&mu_);
+    return abort_causes_;
+  }
   int records_calls() {
     absl::MutexLock lock(&mu_);
     return records_calls_;
@@ -109,7 +114,8 @@ class FakeAgentClient final : public coordinator::AgentClient {
     done(std::move(answer));
   }
 
-  void Abort(const v1::AgentAbortRequest& request, absl::Duration timeout,
+  void Abort(const v1::AgentAbortRequest& request, common::AbortCause cause,
+             absl::Duration timeout,
              std::function<void(absl::Status)> done) override {
     std::vector<coordinator::AgentSweepCallbacks> ended;
     bool answer;
@@ -117,6 +123,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
     {
       absl::MutexLock lock(&mu_);
       abort_calls_++;
+      abort_causes_.push_back(cause);
       answer = answer_abort_;
       end = abort_end_;
       if (answer) {
@@ -195,6 +202,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
   double rank_seconds_ ABSL_GUARDED_BY(mu_) = 1e-3;
   int describe_calls_ ABSL_GUARDED_BY(mu_) = 0;
   int abort_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<common::AbortCause> abort_causes_ ABSL_GUARDED_BY(mu_);
   int records_calls_ ABSL_GUARDED_BY(mu_) = 0;
   int next_stream_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<v1::AgentSweepRequest> sweeps_ ABSL_GUARDED_BY(mu_);

@@ -157,6 +157,10 @@ class FakeLocalWorkers final : public agent::LocalWorkers {
     absl::MutexLock lock(&mu_);
     return kills_;
   }
+  std::vector<agent::KillCause> kill_causes() {
+    absl::MutexLock lock(&mu_);
+    return kill_causes_;
+  }
 
   int size() const override { return static_cast<int>(workers_.size()); }
   std::shared_ptr<agent::WorkerClient> Ready(int i) const override {
@@ -164,10 +168,11 @@ class FakeLocalWorkers final : public agent::LocalWorkers {
     if (i < 0 || i >= size() || !ready_[i]) return nullptr;
     return workers_[i];
   }
-  void Kill(int i, const std::string& reason) override {
+  void Kill(int i, const std::string& reason, agent::KillCause cause) override {
     {
       absl::MutexLock lock(&mu_);
       kills_.push_back(reason);
+      kill_causes_.push_back(cause);
       reasons_[i] = reason;
       ready_[i] = false;
     }
@@ -193,6 +198,7 @@ class FakeLocalWorkers final : public agent::LocalWorkers {
   std::vector<std::shared_ptr<FakeWorkerClient>> workers_;
   std::vector<bool> ready_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> kills_ ABSL_GUARDED_BY(mu_);
+  std::vector<agent::KillCause> kill_causes_ ABSL_GUARDED_BY(mu_);
   std::map<int, std::string> reasons_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -20,6 +20,9 @@ BackgroundSweep::BackgroundSweep(v1::CoordinatorService::Stub& stub,
             sweep_id_ = event.started().sweep_id();
             if (results == 0) started_.Notify();
           }
+          if (event.has_comm_ready() && results == kCommReady) {
+            started_.Notify();
+          }
           if (event.has_result() && ++seen == results) started_.Notify();
           if (event.has_finished()) outcome_.finished = event.finished();
         }

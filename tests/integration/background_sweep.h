@@ -12,9 +12,11 @@
 namespace fabricpulse::testing {
 
 // Runs `spec` on a thread; WaitStarted() returns once `results` result rows
-// came (0: once the sweep started), or the sweep ended first.
+// came (0: once the sweep started; kCommReady: once its communicator is
+// ready, i.e. the ranks are in their first step), or the sweep ended first.
 class BackgroundSweep {
  public:
+  static constexpr int kCommReady = -1;
   BackgroundSweep(v1::CoordinatorService::Stub& stub, v1::SweepSpec spec,
                   int results);
   ~BackgroundSweep();  // joins

@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> GlooBackend::CreateCommunicator(
                    " (prefix '", options.key_prefix, "')");
   try {
     ::gloo::rendezvous::PrefixStore prefixed(options.key_prefix, adapter);
-    auto context = std::make_shared<::gloo::rendezvous::Context>(
+    auto context = std::make_shared<gloo_impl::AbortableContext>(
         options.rank, options.nranks);
     // Gloo waits up to 5x the context timeout for a pair to connect; store
     // waits are bounded by the adapter's deadline instead.
@@ -104,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> GlooBackend::CreateCommunicator(
         options.init_timeout / 5, absl::Milliseconds(1), absl::Hours(24));
     context->setTimeout(absl::ToChronoMilliseconds(connect_timeout));
     context->connectFullMesh(prefixed, *device);
+    context->TrackUnboundBuffers();
     return std::make_unique<GlooCommunicator>(std::move(context));
   } catch (...) {
     // The adapter's own error keeps the store's status code (e.g.

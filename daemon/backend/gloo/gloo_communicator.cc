@@ -36,7 +36,8 @@ absl::Status StepError(const core::Step& step, absl::string_view message) {
 
 }  // namespace
 
-GlooCommunicator::GlooCommunicator(std::shared_ptr<::gloo::Context> context)
+GlooCommunicator::GlooCommunicator(
+    std::shared_ptr<gloo_impl::AbortableContext> context)
     : context_(std::move(context)) {}
 
 GlooCommunicator::~GlooCommunicator() = default;
@@ -238,6 +239,9 @@ void GlooCommunicator::Abort() {
   aborted_.store(true);
   broken_.store(true);
   CloseTransport();
+  // Closed pairs no longer read into or write from the buffers, so the
+  // waits on transfers that were in flight can end now.
+  context_->AbortWaits();
 }
 
 // Gloo 0.5 has no public "abort the context" call. Pair::close() closes the
@@ -246,9 +250,10 @@ void GlooCommunicator::Abort() {
 // closed pair makes Gloo run its own error path (signalException "Socket
 // unexpectedly closed"), which hands an IoException to every pending send and
 // receive of the pair -- the same path a socket error takes -- and then
-// throws it here. The one case this misses is an unbound send whose bytes
-// are already queued on a full socket: Gloo does not signal those, and their
-// waiter returns at op_timeout. Every call is guarded: Gloo may throw here
+// throws it here. This misses transfers already in flight (a send queued on
+// a full socket, a receive half read): Gloo does not signal those, so
+// Abort() ends their waits through the context (AbortWaits). Every call is
+// guarded: Gloo may throw here
 // (e.g. when the pair already failed) and nothing may escape.
 void GlooCommunicator::CloseTransport() {
   std::lock_guard<std::mutex> lock(close_mu_);

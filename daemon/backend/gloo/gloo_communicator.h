@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/backend/gloo/abortable_context.h"
 #include "daemon/core/sweep_spec.h"
-#include "gloo/context.h"
 
 namespace fabricpulse::backend {
 
@@ -23,8 +23,11 @@ inline constexpr uint64_t kGlooMaxReserveBytes = 16ull << 30;
 // broken() may be called from any thread at any time.
 class GlooCommunicator : public Communicator {
  public:
-  // `context` must be fully connected (connectFullMesh returned).
-  explicit GlooCommunicator(std::shared_ptr<::gloo::Context> context);
+  // `context` must be fully connected (connectFullMesh returned) and track
+  // its unbound buffers (TrackUnboundBuffers), so that Abort() can end
+  // waits on transfers already in flight.
+  explicit GlooCommunicator(
+      std::shared_ptr<gloo_impl::AbortableContext> context);
   ~GlooCommunicator() override;
 
   GlooCommunicator(const GlooCommunicator&) = delete;
@@ -61,12 +64,12 @@ class GlooCommunicator : public Communicator {
 
   bool broken() const override;
 
-  // Marks the communicator broken and closes every connection of the Gloo
-  // context in a way that wakes an op blocked in RunStep on another thread:
-  // that RunStep returns ABORTED promptly, and peers see the connection
-  // reset (UNAVAILABLE). Limitation: a send whose bytes are already queued
-  // on a full socket is not woken and waits for op_timeout (see the .cc).
-  // Never blocks long; idempotent.
+  // Marks the communicator broken, closes every connection of the Gloo
+  // context and ends every wait on its transfers (AbortableContext), so
+  // that an op blocked in RunStep on another thread -- waiting for a peer,
+  // or on a transfer already on the wire -- returns ABORTED promptly, and
+  // peers see the connection reset (UNAVAILABLE). Never blocks long;
+  // idempotent.
   void Abort() override;
 
  private:
@@ -82,7 +85,7 @@ class GlooCommunicator : public Communicator {
   absl::Status CheckCancelled(const RunOptions& options) const;
   void CloseTransport();
 
-  const std::shared_ptr<::gloo::Context> context_;
+  const std::shared_ptr<gloo_impl::AbortableContext> context_;
   // Send/receive arena and reduce_scatter scratch; 8-byte aligned words.
   std::vector<uint64_t> buffer_;
   std::vector<uint64_t> scratch_;

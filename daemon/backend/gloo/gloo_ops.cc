@@ -30,7 +30,7 @@ constexpr uint8_t kReduceScatterSlotPrefix = 0x40;
 constexpr uint8_t kSendRecvSlotPrefix = 0x41;
 
 // waitRecv/waitSend return false only after abortWaitRecv/abortWaitSend,
-// which nothing here calls; treat it as a transport failure regardless.
+// i.e. when GlooCommunicator::Abort ended the wait (AbortableContext).
 void WaitRecv(::gloo::transport::UnboundBuffer* buffer,
               std::chrono::milliseconds timeout) {
   if (!buffer->waitRecv(timeout)) {

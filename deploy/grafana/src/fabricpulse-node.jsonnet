@@ -66,8 +66,8 @@ g.dashboard(
     g.row('Ranks'),
     g.timeseries(
       'Per-rank latency',
-      'Each rank\'s last mean time per op and size, as its agent reports it.',
-      [g.target('fabricpulse_agent_rank_latency_seconds{%s}' % rankSel, '{{node}} rank {{rank}} {{op}} {{size}} B')],
+      'Each rank\'s mean time per op and size in its node\'s last sweep, as its agent reports it (a new sweep replaces the series).',
+      [g.target('fabricpulse_agent_rank_latency_seconds{%s}' % rankSel, '{{node}} rank {{rank}} {{op}} {{dtype}} {{size}} B {{placement}}')],
       unit='s',
       h=9,
     ),
@@ -75,15 +75,15 @@ g.dashboard(
       'Per-rank latency / fastest rank',
       'Each rank\'s time over the fastest rank\'s for the same op and size, across all nodes: 1 is the fastest, a straggler stands out above.',
       [g.target(
-        'fabricpulse_agent_rank_latency_seconds{%s}\n  / on(op, size) group_left()\n    min by (op, size) (fabricpulse_agent_rank_latency_seconds{op=~"$op", size=~"$size"})' % rankSel,
-        '{{node}} rank {{rank}} {{op}} {{size}} B'
+        'fabricpulse_agent_rank_latency_seconds{%s}\n  / on(op, dtype, size, placement) group_left()\n    min by (op, dtype, size, placement) (fabricpulse_agent_rank_latency_seconds{op=~"$op", size=~"$size"})' % rankSel,
+        '{{node}} rank {{rank}} {{op}} {{dtype}} {{size}} B {{placement}}'
       )],
       unit='suffix:x',
       h=9,
     ),
     g.table(
       'Per-rank latency, slowest first',
-      'Each rank\'s last mean time per op and size.',
+      'Each rank\'s mean time per op and size in its node\'s last sweep.',
       [g.tableTarget('sort_desc(fabricpulse_agent_rank_latency_seconds{%s})' % rankSel)],
       transformations=[{
         id: 'organize',

@@ -16,6 +16,7 @@
 namespace fabricpulse::agent {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Mode = fakes::FakeWorkerClient::Mode;
 
@@ -37,7 +38,9 @@ class SweepRelayTest : public ::testing::Test {
   }
 
   // Runs the relay on its own thread; its events and status are kept.
-  void Start(std::function<bool()> stop = [] { return false; }) {
+  void Start(std::function<StopCause()> stop = [] {
+    return StopCause::kNone;
+  }) {
     thread_ = std::thread([this, stop] {
       SweepRelay relay(request_, "node-a", &workers_, &contact_, &clock_);
       status_ = relay.Run(
@@ -95,7 +98,7 @@ TEST_F(SweepRelayTest, RefusesWhenAListedWorkerIsNotReady) {
   workers_.SetReady(1, false);
   SweepRelay relay(request_, "node-a", &workers_, &contact_, &clock_);
   absl::Status status = relay.Run([](const v1::RankEvent&) { return true; },
-                                  [] { return false; });
+                                  [] { return StopCause::kNone; });
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(status.message(),
               HasSubstr("node node-a worker 1 (rank 3) is not ready"));
@@ -155,14 +158,77 @@ TEST_F(SweepRelayTest, KillsAStoppedWorkerAfterTheGrace) {
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_THAT(kills[0], HasSubstr("rank 2 did not return within 2s of the "
                                   "abort (stopped or stuck)"));
+  // A local failure caused the abort: the kill is a fault.
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kFault));
   EXPECT_FALSE(workers_.worker(0).streaming());
+}
+
+// The same stuck worker after an operator's abort: killed, but not as a
+// fault (its respawn is no restart).
+TEST_F(SweepRelayTest, AWorkerKilledAfterARequestedAbortIsNoFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kHang);
+  std::atomic<bool> asked{false};
+  Start([&asked] {
+    return asked.load() ? StopCause::kRequest : StopCause::kNone;
+  });
+  ASSERT_TRUE(clock_.WaitForWaiter());  // streams started, relay waiting
+  asked = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_FALSE(status_.ok());
+  const auto kills = workers_.kills();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_THAT(kills[0], HasSubstr("the abort was requested: not counted"));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kAbortRequested));
+}
+
+// The coordinator's requested abort reaches a worker before the relay sees
+// the request: that rank ends ABORTED, which is no failure of its own.
+TEST_F(SweepRelayTest, ARankAbortedByTheRequestIsNoLocalFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::AbortedError("aborted"));
+  Start([] { return StopCause::kRequest; });
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kAbortRequested));
+}
+
+// A rank that really failed here makes the kill a fault, even when the
+// operator's abort request comes too.
+TEST_F(SweepRelayTest, ALocalFailureKeepsTheKillAFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kFail, 0, absl::InternalError("nccl error"));
+  std::atomic<bool> asked{false};
+  Start([&asked] {
+    return asked.load() ? StopCause::kRequest : StopCause::kNone;
+  });
+  ASSERT_TRUE(clock_.WaitForWaiter());  // the failure is in, the abort sent
+  asked = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kFault));
+}
+
+// The coordinator's abort after a failure elsewhere (a stopped rank on
+// this node made its peers time out): the kill stays a fault.
+TEST_F(SweepRelayTest, AWorkerKilledAfterAFailureAbortIsAFault) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kHang);
+  std::atomic<bool> asked{false};
+  Start([&asked] {
+    return asked.load() ? StopCause::kFailure : StopCause::kNone;
+  });
+  ASSERT_TRUE(clock_.WaitForWaiter());
+  asked = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kFault));
 }
 
 TEST_F(SweepRelayTest, EndsOnTheCoordinatorsCancellation) {
   workers_.worker(0).Set(Mode::kHang);
   workers_.worker(1).Set(Mode::kHang);
   std::atomic<bool> cancelled{false};
-  Start([&cancelled] { return cancelled.load(); });
+  Start([&cancelled] {
+    return cancelled.load() ? StopCause::kFailure : StopCause::kNone;
+  });
   ASSERT_TRUE(clock_.WaitForWaiter());  // streams started, relay waiting
   cancelled = true;
   ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(1)));

@@ -501,5 +501,63 @@ TEST(GlooBackendTest, AbortStopsARunningStepAndPeersFailFast) {
   }
 }
 
+// The transfer the abort lands on is already on the wire: 64 MiB messages
+// (more than Gloo's largest socket buffer, 32 MiB) keep each send queued on
+// a full socket and each receive half read, which Gloo does not fail when
+// its pair closes. The peer is aborted first, as the agents do, so the
+// other rank's transfer is stranded mid-way; each rank must still return
+// within 2 s of its own Abort (before AbortableContext it slept until
+// op_timeout, 60 s, and the agent killed the worker).
+class AbortInFlightTest : public ::testing::TestWithParam<Op> {};
+
+TEST_P(AbortInFlightTest, AbortEndsAWaitOnATransferInFlight) {
+  fakes::InMemoryKvStore store;
+  GlooBackend backend("127.0.0.1");
+  auto comms = ConnectAll(backend, store, 2);
+  ASSERT_EQ(comms.size(), 2u);
+  const core::Step step = MakeStep(GetParam(), DType::kFloat, RedOp::kSum,
+                                   false, 2, uint64_t{64} << 20);
+  RunOptions options = SmallRun();
+  options.check = false;
+  options.iters = 1000000;  // minutes of work unless aborted
+  options.op_timeout = absl::Seconds(60);
+  std::vector<std::atomic<pid_t>> tids(2);
+  std::vector<Clock::time_point> returned(2);
+  std::vector<absl::StatusOr<StepOutcome>> outcomes(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    tids[rank].store(0);
+    threads.emplace_back([&, rank] {
+      tids[rank].store(static_cast<pid_t>(syscall(SYS_gettid)));
+      outcomes[rank] = comms[rank]->RunStep(step, options);
+      returned[rank] = Clock::now();
+    });
+  }
+  while (tids[0].load() == 0 || tids[1].load() == 0) std::this_thread::yield();
+  // Both ranks are inside the timed loop once each has slept in a wait.
+  EXPECT_TRUE(WaitUntilThreadSleeps(tids[0].load(), absl::Seconds(20)));
+  EXPECT_TRUE(WaitUntilThreadSleeps(tids[1].load(), absl::Seconds(20)));
+  std::vector<Clock::time_point> aborted(2);
+  aborted[0] = Clock::now();
+  comms[0]->Abort();
+  aborted[1] = Clock::now();
+  comms[1]->Abort();
+  for (std::thread& thread : threads) thread.join();
+  for (int rank = 0; rank < 2; ++rank) {
+    SCOPED_TRACE(absl::StrCat("rank ", rank));
+    EXPECT_EQ(outcomes[rank].status().code(), absl::StatusCode::kAborted)
+        << outcomes[rank].status();
+    EXPECT_LT(returned[rank] - aborted[rank], std::chrono::seconds(2));
+    EXPECT_TRUE(comms[rank]->broken());
+  }
+  DestroyAll(comms);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, AbortInFlightTest,
+                         ::testing::Values(Op::kBroadcast, Op::kSendRecv),
+                         [](const ::testing::TestParamInfo<Op>& info) {
+                           return std::string(core::OpName(info.param));
+                         });
+
 }  // namespace
 }  // namespace fabricpulse::backend

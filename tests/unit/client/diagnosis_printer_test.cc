@@ -100,6 +100,27 @@ TEST(DiagnosisReportTest, StoredVerdictsAreATableNotARawBlob) {
   EXPECT_THAT(text, Not(HasSubstr("{")));
 }
 
+TEST(DiagnosisReportTest, RanksWithWrongDataAreNamed) {
+  v1::DiagnoseResponse r = Failed();
+  v1::DiagnoseWrongData* w = r.add_wrong_data();
+  w->set_rank(2);
+  w->set_wrong(1024);
+  w->set_steps(3);
+  w->set_first_step("all_reduce 1 MiB in-place");
+  EXPECT_THAT(Report(r), HasSubstr("\nwrong data (the data check):\n  rank 2: "
+                                   "1024 wrong elements in 3 steps, first in "
+                                   "all_reduce 1 MiB in-place\n"));
+  EXPECT_THAT(Report(Failed()), Not(HasSubstr("wrong data")));
+  const google::protobuf::Struct doc = Parse(DiagnosisJson(r));
+  const auto& data = doc.fields().at("wrong_data");
+  ASSERT_EQ(data.list_value().values_size(), 1);
+  const auto& d = data.list_value().values(0).struct_value().fields();
+  EXPECT_EQ(d.at("rank").number_value(), 2);
+  EXPECT_EQ(d.at("wrong").number_value(), 1024);
+  EXPECT_EQ(d.at("steps").number_value(), 3);
+  EXPECT_EQ(d.at("first_step").string_value(), "all_reduce 1 MiB in-place");
+}
+
 TEST(DiagnosisReportTest, ARunningSweepHasNoCulpritTable) {
   const std::string text = Report(Running());
   EXPECT_THAT(text, HasSubstr("(running)\nrunning: step 51 of 60"));
@@ -115,10 +136,11 @@ TEST(DiagnosisJsonTest, FailedSweepHasEveryKeyAndItsCulprits) {
   for (const char* key :
        {"sweep_id", "state", "summary", "step", "steps_total", "steps_done",
         "step_name", "started_unix_s", "ended_unix_s", "waited_s",
-        "stall_after_s", "progress", "culprits", "evidence"}) {
+        "stall_after_s", "progress", "culprits", "wrong_data", "evidence"}) {
     EXPECT_EQ(f.count(key), 1u) << key << " in " << json;
   }
-  EXPECT_EQ(f.size(), 14u) << json;
+  EXPECT_EQ(f.size(), 15u) << json;
+  EXPECT_EQ(f.at("wrong_data").list_value().values_size(), 0);  // clean
   EXPECT_EQ(f.at("state").string_value(), "failed");
   EXPECT_EQ(f.at("step").number_value(), 42);
   EXPECT_EQ(f.at("steps_total").number_value(), 60);

@@ -4,7 +4,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "gmock/gmock.h"
@@ -420,6 +422,102 @@ TEST(CoordinatorMetricsTest, PromtoolAcceptsTheExposition) {
   const std::string text = Serialize(registry);
   testing::CommandResult check = testing::PromtoolCheckMetrics(promtool, text);
   EXPECT_EQ(check.exit_code, 0) << check.output << "\n--- input:\n" << text;
+}
+
+// Series of one family whose labels contain `needle`.
+int CountSeries(const std::string& text, const std::string& family,
+                const std::string& needle) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, family + "{") &&
+        absl::StrContains(line, needle)) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// Ad-hoc sweeps with new sizes each time: only the last one's steps stay.
+TEST(CoordinatorMetricsTest, AdhocStepSeriesAreTheLastAdhocSweepsOnly) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  for (int sweep = 0; sweep < 5; ++sweep) {
+    for (int i = 0; i < 3; ++i) {
+      metrics.RecordStep(
+          "", Step("all_reduce", 1024 * (10 * sweep + i + 1), false, 1e9), 4);
+    }
+    metrics.SweepFinished("", "cli", sweep % 2 ? "aborted" : "succeeded", 1,
+                          now);
+  }
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(
+      CountSeries(text, "fabricpulse_busbw_bytes_per_second", "plan=\"adhoc\""),
+      3);
+  EXPECT_EQ(CountSeries(text, "fabricpulse_latency_seconds", "plan=\"adhoc\""),
+            9);
+  EXPECT_THAT(text, HasSubstr("size=\"41984\""));  // the last sweep's
+  EXPECT_THAT(text, Not(HasSubstr("size=\"31744\"")));
+  // A sweep that measured nothing leaves the last one's series.
+  metrics.SweepFinished("", "cli", "failed", 1, now);
+  EXPECT_EQ(CountSeries(Serialize(registry),
+                        "fabricpulse_busbw_bytes_per_second", "plan=\"adhoc\""),
+            3);
+}
+
+TEST(CoordinatorMetricsTest, AdhocStepSeriesAreCapped) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  for (size_t i = 0; i < kMaxAdhocStepSeries + 100; ++i) {
+    metrics.RecordStep("", Step("all_reduce", 8 * (i + 1), false, 1e9), 4);
+  }
+  EXPECT_EQ(CountSeries(Serialize(registry),
+                        "fabricpulse_busbw_bytes_per_second", "plan=\"adhoc\""),
+            static_cast<int>(kMaxAdhocStepSeries));
+  // The next ad-hoc sweep replaces them, within the same cap.
+  metrics.SweepFinished("", "cli", "succeeded", 1,
+                        absl::FromUnixSeconds(1700000000));
+  for (size_t i = 0; i < kMaxAdhocStepSeries + 100; ++i) {
+    metrics.RecordStep("", Step("alltoall", 8 * (i + 1), false, 1e9), 4);
+  }
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(
+      CountSeries(text, "fabricpulse_busbw_bytes_per_second", "plan=\"adhoc\""),
+      static_cast<int>(kMaxAdhocStepSeries));
+  EXPECT_EQ(CountSeries(text, "fabricpulse_busbw_bytes_per_second",
+                        "op=\"alltoall\""),
+            static_cast<int>(kMaxAdhocStepSeries));
+}
+
+// A plan keeps its steps; a member count that changed leaves no stale
+// series once a sweep succeeds; a failed sweep removes nothing.
+TEST(CoordinatorMetricsTest, PlanStepSeriesAreReplacedBySucceededSweeps) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  auto sweep = [&](int nranks, int steps, const char* outcome) {
+    for (int i = 0; i < steps; ++i) {
+      RecordJudged(metrics, "nightly",
+                   Step("all_reduce", 1024 << i, false, 1e9), nranks, 2e9,
+                   false);
+    }
+    metrics.SweepFinished("nightly", "schedule", outcome, 1, now);
+  };
+  sweep(8, 4, "succeeded");
+  sweep(16, 2, "failed");  // partial, other member count
+  std::string text = Serialize(registry);
+  EXPECT_EQ(CountSeries(text, "fabricpulse_busbw_bytes_per_second",
+                        "plan=\"nightly\""),
+            6);
+  sweep(16, 4, "succeeded");
+  text = Serialize(registry);
+  EXPECT_EQ(CountSeries(text, "fabricpulse_busbw_bytes_per_second",
+                        "plan=\"nightly\""),
+            4);
+  EXPECT_EQ(CountSeries(text, "fabricpulse_baseline_busbw_bytes_per_second",
+                        "nranks=\"8\""),
+            0);
+  EXPECT_EQ(CountSeries(text, "fabricpulse_regression", "nranks=\"16\""), 4);
 }
 
 }  // namespace

@@ -187,6 +187,37 @@ TEST_F(DiagnoseTest, StuckForStopsWhenTheSweepEnded) {
 }
 
 // The stored document (core::Diagnosis::ToJson) reads back as it was.
+TEST(WrongDataTest, EachCorruptingRankIsNamedWithItsSteps) {
+  coordinator::SweepWithSteps sweep;
+  for (int i = 0; i < 4; ++i) {
+    coordinator::StepRecord step;
+    step.index = i;
+    step.op = "all_reduce";
+    step.bytes = 1024ull << i;
+    step.in_place = i % 2 == 1;
+    if (i >= 1) step.wrong_by_rank[2] = 100;
+    if (i == 3) step.wrong_by_rank[0] = 7;
+    sweep.steps.push_back(step);
+  }
+  v1::DiagnoseResponse r;
+  coordinator::AddWrongData(sweep, r);
+  ASSERT_EQ(r.wrong_data_size(), 2);
+  EXPECT_EQ(r.wrong_data(0).rank(), 0);
+  EXPECT_EQ(r.wrong_data(0).wrong(), 7);
+  EXPECT_EQ(r.wrong_data(0).steps(), 1);
+  EXPECT_EQ(r.wrong_data(0).first_step(), "all_reduce 8 KiB in-place");
+  EXPECT_EQ(r.wrong_data(1).rank(), 2);
+  EXPECT_EQ(r.wrong_data(1).wrong(), 300);
+  EXPECT_EQ(r.wrong_data(1).steps(), 3);
+  EXPECT_EQ(r.wrong_data(1).first_step(), "all_reduce 2 KiB in-place");
+  // A clean sweep names nobody.
+  v1::DiagnoseResponse clean;
+  coordinator::SweepWithSteps none;
+  none.steps.resize(3);
+  coordinator::AddWrongData(none, clean);
+  EXPECT_EQ(clean.wrong_data_size(), 0);
+}
+
 TEST(StoredDiagnosisTest, RoundTripsAndRefusesOtherDocuments) {
   core::Diagnosis d;
   core::Verdict v;

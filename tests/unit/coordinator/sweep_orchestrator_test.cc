@@ -104,6 +104,9 @@ TEST_F(OrchestratorTest, RefusesASecondSweepOnBusyMembersAndAbortsOnRequest) {
   EXPECT_EQ(first->status.code(), absl::StatusCode::kAborted) << first->status;
   EXPECT_EQ(first->events.back().finished().status(), "aborted");
   EXPECT_EQ(a->abort_calls(), 1);
+  // The agent is told the abort was requested: not a fault.
+  EXPECT_THAT(a->abort_causes(),
+              ::testing::ElementsAre(common::AbortCause::kRequest));
   EXPECT_EQ(a->records_calls(), 0);  // an abort is not diagnosed
   EXPECT_EQ(orchestrator_->Abort("").status().code(),
             absl::StatusCode::kNotFound);
@@ -125,6 +128,8 @@ TEST_F(OrchestratorTest, GivesUpOnASilentSweepAfterTheBudgetedSilence) {
   EXPECT_THAT(bg->status.message(), HasSubstr("no rank reported for 18s"));
   EXPECT_EQ(b->records_calls(), 1);  // diagnosed before the abort
   EXPECT_EQ(b->abort_calls(), 1);
+  EXPECT_THAT(b->abort_causes(),
+              ::testing::ElementsAre(common::AbortCause::kFailure));
   EXPECT_EQ(b->open_streams(), 0);
   EXPECT_EQ(bg->events.back().finished().status(), "failed");
 }
@@ -147,6 +152,8 @@ TEST_F(OrchestratorTest, NamesTheNodeWhoseStreamFailed) {
   EXPECT_EQ(a->records_calls(), 1);
   EXPECT_EQ(b->records_calls(), 1);
   EXPECT_EQ(a->abort_calls(), 1);  // the hanging member is told to abort
+  EXPECT_THAT(a->abort_causes(),
+              ::testing::ElementsAre(common::AbortCause::kFailure));
   EXPECT_EQ(a->open_streams(), 0);
   EXPECT_EQ(CountEvents(events, v1::SweepEvent::kResult), 0);
   // The members are free again.
