@@ -317,7 +317,7 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
     warm_op = (timing.shared_start - warm_start) / options.warmup_iters;
   }
   // Per-iteration events (the default) time each iteration on its own, for
-  // p50/p99, at the cost of an event record between ops (about 1.7 us per
+  // p50/p99, at the cost of an event record between ops (about 2 us per
   // op on an H200: README, "Percentiles and their cost"). Where an op takes
   // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
   // warm-ups), one loop timed one by one gives the mean and the
