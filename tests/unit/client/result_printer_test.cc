@@ -491,10 +491,11 @@ TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
       "baseline_busbw_gbps\n";
   EXPECT_EQ(p.out.str(), header);
   p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
-  EXPECT_EQ(p.out.str(), header +
-                             "all_reduce,1048576,262144,float,sum,-1,false,100,"
-                             "10.48576,15.72864,0,3,90,100,100,110,{},,,false,0,"
-                             ",,\n");
+  EXPECT_EQ(p.out.str(),
+            header +
+                "all_reduce,1048576,262144,float,sum,-1,false,100,"
+                "10.48576,15.72864,0,3,90,100,100,110,{},,,false,0,"
+                ",,\n");
   p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
   p.printer->Finish(Finished("failed", "x"));
   const std::vector<std::string> lines =

@@ -30,8 +30,9 @@ TEST(LateRankFaultTest, BadValuesNameTheVariableAndTheForm) {
     EXPECT_EQ(fault.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(fault.status().message().find("FABRICPULSE_FAULT_LATE_RANK"),
               std::string::npos);
-    EXPECT_NE(fault.status().message().find("0 < DURATION <= 10s and EVERY >= 1"),
-              std::string::npos);
+    EXPECT_NE(
+        fault.status().message().find("0 < DURATION <= 10s and EVERY >= 1"),
+        std::string::npos);
   }
 }
 
