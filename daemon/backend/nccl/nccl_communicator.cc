@@ -324,7 +324,8 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   // percentiles. Shorter ops get the mean from a loop timed as a whole
   // (nccl-tests' method, no event between ops) and the percentiles from a
   // second loop timed one by one. With FABRICPULSE_ITER_EVENTS=0 only the
-  // loop timed as a whole runs, and the percentiles are absent.
+  // loop timed as a whole runs, and the percentiles are absent. Without
+  // warm-ups there is no estimate: one loop timed one by one.
   const bool second_pass =
       per_iteration_events_ && warm_op < kOneByOneAloneAbove;
   timing.one_by_one = per_iteration_events_ && !second_pass;
