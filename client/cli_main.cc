@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
+#include "client/commands/certs_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
@@ -14,6 +15,7 @@
 #include "client/local/local_backend.h"
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
+#include "daemon/common/tls_flags.h"
 #include "daemon/common/worker_backends.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
@@ -143,7 +145,7 @@ void AddCommands(CLI::App& app, CommandSet& set) {
                         "Sweep id (default: every running sweep)");
 }
 
-int RunSelected(const CommandSet& set, const std::string& coordinator) {
+int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   if (set.agents->parsed()) return RunAgentsCommand(coordinator);
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
   if (set.results->parsed()) {
@@ -201,7 +203,10 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
                ? kExitBadInput
                : kExitFailed;
   }
-  int code = RunSelected(set, (*cluster)->coordinator());
+  CoordinatorTarget target;
+  target.address = (*cluster)->coordinator();
+  target.tls = (*cluster)->client_tls();
+  int code = RunSelected(set, target);
   (*cluster)->Stop();
   return code;
 }
@@ -214,11 +219,40 @@ int main(int argc, char** argv) {
   CLI::App app{
       "fabricpulse: measure a cluster's collective-communication fabric"};
   app.require_subcommand(1);
-  std::string coordinator;
-  app.add_option("--coordinator", coordinator, "Coordinator address HOST:PORT")
+  fabricpulse::client::CoordinatorTarget coordinator;
+  app.add_option("--coordinator", coordinator.address,
+                 "Coordinator address HOST:PORT")
       ->envname("FABRICPULSE_COORDINATOR");
+  // `local` runs real TLS with a throwaway CA of its own and ignores these.
+  fabricpulse::common::AddTlsFlags(app, coordinator.tls);
   CommandSet direct;
   fabricpulse::client::AddCommands(app, direct);
+  fabricpulse::client::CertsFlags certs_flags;
+  CLI::App* certs = app.add_subcommand(
+      "certs",
+      "Make a CA of FabricPulse's own in DIR (first use) and issue "
+      "certificates for identities, e.g. --issue coordinator/main "
+      "--issue agent/node-a --issue operator/alice");
+  certs->add_option("dir", certs_flags.dir, "Folder for the CA and files")
+      ->required();
+  certs
+      ->add_option("--issue", certs_flags.issue,
+                   "ROLE/NAME to issue (coordinator, agent, operator, "
+                   "viewer); repeatable or comma-separated")
+      ->delimiter(',');
+  certs
+      ->add_option("--dns", certs_flags.dns,
+                   "DNS SANs for every certificate issued (FabricPulse checks "
+                   "identities, not host names; other TLS clients may)")
+      ->delimiter(',');
+  certs->add_option("--ip", certs_flags.ip, "IP SANs, likewise")
+      ->delimiter(',');
+  certs->add_option("--days", certs_flags.days, "Validity of a new CA")
+      ->capture_default_str();
+  certs
+      ->add_option("--trust-domain", certs_flags.trust_domain,
+                   "SPIFFE trust domain of the identities")
+      ->capture_default_str();
 
   fabricpulse::client::LocalFlags local_flags;
   CLI::App* local = app.add_subcommand(
@@ -253,5 +287,6 @@ int main(int argc, char** argv) {
   if (local->parsed()) {
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
+  if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
   return fabricpulse::client::RunSelected(direct, coordinator);
 }

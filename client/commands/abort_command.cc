@@ -9,7 +9,7 @@
 
 namespace fabricpulse::client {
 
-int RunAbortCommand(const std::string& coordinator,
+int RunAbortCommand(const CoordinatorTarget& coordinator,
                     const std::string& sweep_id) {
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
@@ -19,10 +19,7 @@ int RunAbortCommand(const std::string& coordinator,
   req.set_sweep_id(sweep_id);
   v1::AbortSweepResponse resp;
   grpc::Status status = (*stub)->AbortSweep(&ctx, req, &resp);
-  if (!status.ok()) {
-    PrintError(absl::StrCat("abort: ", status.error_message()));
-    return kExitFailed;
-  }
+  if (!status.ok()) return ReportCallError("abort", status);
   for (const std::string& id : resp.aborted()) {
     std::printf("abort requested for sweep %s\n", id.c_str());
   }

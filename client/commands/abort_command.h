@@ -3,9 +3,11 @@
 
 #include <string>
 
+#include "client/commands/coordinator_connection.h"
+
 namespace fabricpulse::client {
 
-int RunAbortCommand(const std::string& coordinator,
+int RunAbortCommand(const CoordinatorTarget& coordinator,
                     const std::string& sweep_id);
 
 }  // namespace fabricpulse::client

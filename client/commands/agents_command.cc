@@ -14,7 +14,7 @@
 
 namespace fabricpulse::client {
 
-int RunAgentsCommand(const std::string& coordinator) {
+int RunAgentsCommand(const CoordinatorTarget& coordinator) {
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
@@ -22,10 +22,7 @@ int RunAgentsCommand(const std::string& coordinator) {
   v1::ListAgentsRequest req;
   v1::ListAgentsResponse resp;
   grpc::Status status = (*stub)->ListAgents(&ctx, req, &resp);
-  if (!status.ok()) {
-    PrintError(absl::StrCat("agents: ", status.error_message()));
-    return kExitFailed;
-  }
+  if (!status.ok()) return ReportCallError("agents", status);
   std::printf("%-20s %-6s %-22s %-8s %5s %5s %8s %9s  %s\n", "NODE", "STATE",
               "ADDRESS", "BACKEND", "RANKS", "READY", "RESTARTS", "HEARTBEAT",
               "BUSY-GPUS");

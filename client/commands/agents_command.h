@@ -3,9 +3,11 @@
 
 #include <string>
 
+#include "client/commands/coordinator_connection.h"
+
 namespace fabricpulse::client {
 
 // Returns the exit code.
-int RunAgentsCommand(const std::string& coordinator);
+int RunAgentsCommand(const CoordinatorTarget& coordinator);
 
 }  // namespace fabricpulse::client

@@ -6,7 +6,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "client/commands/exit_codes.h"
-#include "grpcpp/grpcpp.h"
+#include "daemon/common/grpc_status.h"
+#include "daemon/security/credentials.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -16,14 +17,17 @@ constexpr absl::Duration kConnectTimeout = absl::Seconds(5);
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<v1::CoordinatorService::Stub>>
-ConnectCoordinator(const std::string& address) {
+ConnectCoordinator(const CoordinatorTarget& target) {
+  const std::string& address = target.address;
   if (address.empty()) {
     return absl::InvalidArgumentError(
         "--coordinator: required (HOST:PORT, or FABRICPULSE_COORDINATOR); "
         "or run `fabricpulse local ...` for a system on this machine");
   }
-  auto channel =
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto creds = security::Credentials::Create(target.tls);
+  if (!creds.ok()) return creds.status();
+  auto channel = grpc::CreateChannel(
+      address, (*creds)->Channel({security::Role::kCoordinator, ""}));
   // Fail on the first refused connection rather than retrying for the
   // whole timeout: a typo'd port should answer at once.
   const auto deadline = absl::ToChronoTime(absl::Now() + kConnectTimeout);
@@ -31,9 +35,18 @@ ConnectCoordinator(const std::string& address) {
   while (state != GRPC_CHANNEL_READY) {
     if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
         state == GRPC_CHANNEL_SHUTDOWN) {
+      const std::string refusal = (*creds)->LastRefusal();
+      if (!refusal.empty()) {
+        return absl::UnavailableError(absl::StrCat(
+            "refused the coordinator at ", address, ": ", refusal));
+      }
       return absl::UnavailableError(absl::StrCat(
           "cannot reach the coordinator at ", address,
-          " (connection failed); is fabricpulse-coordinator running there?"));
+          ": the connection or its TLS handshake failed (is "
+          "fabricpulse-coordinator running there",
+          target.tls.insecure
+              ? ", and in plaintext (--insecure) too?)"
+              : ", and do --tls-cert and --tls-ca belong to its CA?)"));
     }
     if (!channel->WaitForStateChange(state, deadline)) {
       return absl::UnavailableError(
@@ -49,6 +62,14 @@ int ReportConnectError(const absl::Status& status) {
   PrintError(std::string(status.message()));
   return status.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput
                                                              : kExitUnreachable;
+}
+
+int ReportCallError(const std::string& command, const grpc::Status& status) {
+  const absl::Status s = common::FromGrpcStatus(status);
+  const int code = ExitCodeFor(s);
+  PrintError(absl::StrCat(
+      command, ": ", code == kExitUnreachable ? "refused: " : "", s.message()));
+  return code == kExitBusy ? kExitFailed : code;
 }
 
 void PrintError(const std::string& message) {

@@ -5,13 +5,25 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "daemon/security/tls_options.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
 
-// Connects within a few seconds. Errors: UNAVAILABLE naming the address.
+// Where the CLI connects and as whom (the global --coordinator, --tls-*,
+// --insecure and --trust-domain flags).
+struct CoordinatorTarget {
+  std::string address;
+  security::TlsOptions tls;
+};
+
+// Connects within a few seconds; the server must be the coordinator
+// (mutual TLS, or plaintext with --insecure). Errors: INVALID_ARGUMENT no
+// address, or bad TLS flags or files (naming them); UNAVAILABLE naming the
+// address, and why TLS refused the server when it did.
 absl::StatusOr<std::unique_ptr<v1::CoordinatorService::Stub>>
-ConnectCoordinator(const std::string& address);
+ConnectCoordinator(const CoordinatorTarget& target);
 
 // Prints "fabricpulse: <message>" on stderr (one line).
 void PrintError(const std::string& message);
@@ -19,5 +31,10 @@ void PrintError(const std::string& message);
 // Prints a ConnectCoordinator error and returns the exit code for it:
 // bad input when no address was given, unreachable otherwise.
 int ReportConnectError(const absl::Status& status);
+
+// Prints "<command>: <message>" for a failed call and returns its exit
+// code: 3 refused (PERMISSION_DENIED, UNAUTHENTICATED), 2 INVALID_ARGUMENT,
+// 1 otherwise.
+int ReportCallError(const std::string& command, const grpc::Status& status);
 
 }  // namespace fabricpulse::client

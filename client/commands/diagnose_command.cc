@@ -12,7 +12,7 @@
 
 namespace fabricpulse::client {
 
-int RunDiagnoseCommand(const std::string& coordinator,
+int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
                        const std::string& sweep_id, const std::string& output) {
   auto format = ParseOutputFormat(output);
   if (!format.ok()) {
@@ -33,10 +33,7 @@ int RunDiagnoseCommand(const std::string& coordinator,
   req.set_sweep_id(sweep_id);
   v1::DiagnoseResponse resp;
   grpc::Status status = (*stub)->Diagnose(&ctx, req, &resp);
-  if (!status.ok()) {
-    PrintError(absl::StrCat("diagnose: ", status.error_message()));
-    return kExitFailed;
-  }
+  if (!status.ok()) return ReportCallError("diagnose", status);
   if (*format == OutputFormat::kJson) {
     std::cout << DiagnosisJson(resp);
   } else {

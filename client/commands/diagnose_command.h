@@ -6,13 +6,15 @@
 
 #include <string>
 
+#include "client/commands/coordinator_connection.h"
+
 namespace fabricpulse::client {
 
 // Returns the exit code: 0 a diagnosis was printed, whatever it says (the
 // state is in the output); 1 the coordinator could not diagnose (no such
 // sweep, none to diagnose, a member lost); 2 bad flags (an unknown format,
 // or csv, which diagnose does not print); 3 coordinator unreachable.
-int RunDiagnoseCommand(const std::string& coordinator,
+int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
                        const std::string& sweep_id, const std::string& output);
 
 }  // namespace fabricpulse::client

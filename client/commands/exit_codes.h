@@ -8,7 +8,7 @@ namespace fabricpulse::client {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;       // sweep failed, hung or aborted
 inline constexpr int kExitBadInput = 2;     // bad flags or spec
-inline constexpr int kExitUnreachable = 3;  // coordinator unreachable
+inline constexpr int kExitUnreachable = 3;  // unreachable or refused
 inline constexpr int kExitBusy = 4;         // members busy with a sweep
 inline constexpr int kExitGateFailed = 5;   // --fail-on-regression, --min-busbw
 
@@ -21,6 +21,9 @@ inline int ExitCodeFor(const absl::Status& status) {
       return kExitBadInput;
     case absl::StatusCode::kResourceExhausted:
       return kExitBusy;
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+      return kExitUnreachable;  // refused: TLS identity or role
     default:
       return kExitFailed;
   }

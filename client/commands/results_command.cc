@@ -119,7 +119,7 @@ int PrintList(const v1::ListSweepsResponse& resp, OutputFormat format) {
 
 }  // namespace
 
-int RunResultsCommand(const std::string& coordinator,
+int RunResultsCommand(const CoordinatorTarget& coordinator,
                       const ResultsFlags& flags) {
   OutputOptions output;
   auto format = ParseOutputFormat(flags.output);
@@ -141,22 +141,14 @@ int RunResultsCommand(const std::string& coordinator,
     req.set_sweep_id(flags.sweep_id);
     v1::GetSweepResponse resp;
     grpc::Status status = (*stub)->GetSweep(&ctx, req, &resp);
-    if (!status.ok()) {
-      PrintError(absl::StrCat("results: ", status.error_message()));
-      return kExitFailed;
-    }
+    if (!status.ok()) return ReportCallError("results", status);
     return PrintOne(resp, output);
   }
   v1::ListSweepsRequest req;
   req.set_last(flags.last);
   v1::ListSweepsResponse resp;
   grpc::Status status = (*stub)->ListSweeps(&ctx, req, &resp);
-  if (!status.ok()) {
-    PrintError(absl::StrCat("results: ", status.error_message()));
-    return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT
-               ? kExitBadInput
-               : kExitFailed;
-  }
+  if (!status.ok()) return ReportCallError("results", status);
   return PrintList(resp, output.format);
 }
 

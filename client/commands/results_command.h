@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "client/commands/coordinator_connection.h"
 #include "client/output/output_options.h"
 
 namespace fabricpulse::client {
@@ -17,7 +18,7 @@ struct ResultsFlags {
 };
 
 // Returns the exit code.
-int RunResultsCommand(const std::string& coordinator,
+int RunResultsCommand(const CoordinatorTarget& coordinator,
                       const ResultsFlags& flags);
 
 }  // namespace fabricpulse::client

@@ -57,7 +57,8 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   return spec;
 }
 
-int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags) {
+int RunSweepCommand(const CoordinatorTarget& coordinator,
+                    const SweepFlags& flags) {
   OutputOptions output;
   auto spec = SpecFromFlags(flags);
   absl::Status bad = spec.status();

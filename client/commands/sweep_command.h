@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "client/commands/coordinator_connection.h"
 #include "client/output/output_options.h"
 #include "daemon/core/sweep_spec.h"
 
@@ -45,6 +46,7 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 // Returns the exit code: 0 success; 1 the sweep failed or its data check
 // found wrong elements; 2 bad flags; 3 unreachable; 4 busy; 5 a gate
 // failed (each failed gate on one line on stderr).
-int RunSweepCommand(const std::string& coordinator, const SweepFlags& flags);
+int RunSweepCommand(const CoordinatorTarget& coordinator,
+                    const SweepFlags& flags);
 
 }  // namespace fabricpulse::client

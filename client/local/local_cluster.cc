@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
+#include "daemon/security/credentials.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 
@@ -43,6 +44,8 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
   }
   cluster->dir_ = dir_template;
   const std::string& dir = cluster->dir_;
+  absl::Status certs = cluster->MakeCertificates();
+  if (!certs.ok()) return certs;
 
   absl::Status coordinator = cluster->StartCoordinator("127.0.0.1:0");
   if (!coordinator.ok()) return coordinator;
@@ -65,6 +68,48 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
   return cluster;
 }
 
+absl::Status LocalCluster::MakeCertificates() {
+  if (options_.insecure) {
+    client_tls_.insecure = true;
+    return absl::OkStatus();
+  }
+  // Thrown away with the folder; 30 days keeps it clear of the 7-day
+  // expiry warning.
+  auto set = security::CertSet::Create(dir_ + "/tls", "fabricpulse",
+                                       absl::Hours(24 * 30));
+  if (!set.ok()) return set.status();
+  certs_ = *std::move(set);
+  std::vector<security::Identity> ids = {
+      {security::Role::kCoordinator, "local"},
+      {security::Role::kOperator, "local"}};
+  for (int i = 0; i < options_.agents; ++i) {
+    ids.push_back({security::Role::kAgent, NodeName(i)});
+  }
+  for (const security::Identity& id : ids) {
+    auto issued = Issue(id);
+    if (!issued.ok()) return issued.status();
+    if (id.role == security::Role::kOperator) client_tls_ = *issued;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<security::TlsOptions> LocalCluster::Issue(
+    const security::Identity& id) {
+  if (!certs_) {
+    return absl::FailedPreconditionError(
+        "this local cluster runs --insecure: it has no CA");
+  }
+  return certs_->Issue(id, {"localhost"}, {"127.0.0.1", "::1"});
+}
+
+std::vector<std::string> LocalCluster::TlsArgs(
+    const security::Identity& id) const {
+  if (!certs_) return {"--insecure"};
+  const security::TlsOptions tls = certs_->OptionsFor(id);
+  return {"--tls-cert", tls.cert_file, "--tls-key",
+          tls.key_file, "--tls-ca",    tls.ca_file};
+}
+
 absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
   const std::string ports_file = dir_ + "/coordinator.ports";
   std::remove(ports_file.c_str());
@@ -80,6 +125,9 @@ absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
                 ports_file};
   if (!options_.config_file.empty()) {
     coord.argv.insert(coord.argv.end(), {"--config", options_.config_file});
+  }
+  for (std::string& arg : TlsArgs({security::Role::kCoordinator, "local"})) {
+    coord.argv.push_back(std::move(arg));
   }
   coord.env = options_.env;
   coord.log_file = dir_ + "/coordinator.log";
@@ -127,6 +175,9 @@ absl::Status LocalCluster::StartAgent(int index) {
     agent.argv.insert(agent.argv.end(),
                       {"--ranks", absl::StrCat(options_.ranks)});
   }
+  for (std::string& arg : TlsArgs({security::Role::kAgent, NodeName(index)})) {
+    agent.argv.push_back(std::move(arg));
+  }
   agent.env = options_.env;
   agent.log_file = absl::StrCat(dir_, "/agent-", index, ".log");
   auto pid = common::Spawn(agent);
@@ -136,8 +187,10 @@ absl::Status LocalCluster::StartAgent(int index) {
 }
 
 absl::Status LocalCluster::WaitReady(int agents, absl::Duration timeout) const {
-  auto stub = v1::CoordinatorService::NewStub(
-      grpc::CreateChannel(coordinator_, grpc::InsecureChannelCredentials()));
+  auto creds = security::Credentials::Create(client_tls_);
+  if (!creds.ok()) return creds.status();
+  auto stub = v1::CoordinatorService::NewStub(grpc::CreateChannel(
+      coordinator_, (*creds)->Channel({security::Role::kCoordinator, ""})));
   const absl::Time deadline = absl::Now() + timeout;
   absl::Duration backoff = absl::Milliseconds(5);
   std::string last = "no answer from the coordinator";

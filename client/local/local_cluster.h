@@ -7,11 +7,15 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/security/cert_set.h"
+#include "daemon/security/identity.h"
+#include "daemon/security/tls_options.h"
 
 namespace fabricpulse::client {
 
@@ -26,6 +30,9 @@ struct LocalClusterOptions {
   // Extra "NAME=value" environment for the daemons (and their workers).
   std::vector<std::string> env;
   absl::Duration ready_timeout = absl::Seconds(60);
+  // Plaintext daemons (--insecure) instead of mutual TLS with a throwaway
+  // CA: for tests of the plaintext mode only.
+  bool insecure = false;
 };
 
 class LocalCluster {
@@ -52,6 +59,14 @@ class LocalCluster {
   const std::string& dir() const { return dir_; }
   std::string NodeName(int agent) const;
 
+  // The throwaway CA's operator identity (operator/local): what `local`'s
+  // own commands and the tests connect with. Plaintext when insecure.
+  const security::TlsOptions& client_tls() const { return client_tls_; }
+  // Issues another identity from the cluster's CA (e.g. a viewer, or an
+  // agent certificate for a node that does not exist), in dir()/tls.
+  // Errors: FAILED_PRECONDITION an insecure cluster; the CA's errors.
+  absl::StatusOr<security::TlsOptions> Issue(const security::Identity& id);
+
   // Kills the coordinator with SIGKILL (no clean shutdown) and starts a new
   // one on the same address and state folder, as a crash and a restart by a
   // supervisor would. Errors: the new one did not start.
@@ -64,6 +79,10 @@ class LocalCluster {
   LocalCluster() = default;
   absl::Status StartAgent(int index);
   absl::Status StartCoordinator(const std::string& listen);
+  // Makes the CA and the daemons' certificates in dir()/tls.
+  absl::Status MakeCertificates();
+  // The daemon flags for `id`'s certificate (or --insecure).
+  std::vector<std::string> TlsArgs(const security::Identity& id) const;
 
   LocalClusterOptions options_;
   std::string dir_;
@@ -72,6 +91,8 @@ class LocalCluster {
   pid_t coordinator_pid_ = -1;
   std::vector<pid_t> agent_pids_;
   std::vector<std::string> agent_metrics_;
+  std::optional<security::CertSet> certs_;
+  security::TlsOptions client_tls_;
   bool stopped_ = false;
 };
 

@@ -54,7 +54,7 @@ absl::Status AgentConfig::Validate() const {
         "--gpus: only meaningful with --backend nccl (gloo runs CPU ranks; "
         "use --ranks)");
   }
-  return absl::OkStatus();
+  return tls.Validate();
 }
 
 }  // namespace fabricpulse::agent

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "daemon/security/tls_options.h"
 
 namespace fabricpulse::agent {
 
@@ -17,6 +18,8 @@ struct AgentConfig {
   int ranks = 0;     // CPU ranks (gloo); 0 = one per GPU or 1
   std::string gpus;  // "0,1,..." (nccl)
   std::string port_file;
+  // --tls-*, --insecure, --trust-domain; the workers use the same files.
+  security::TlsOptions tls;
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

@@ -9,6 +9,7 @@
 #include "daemon/agent/agent_config.h"
 #include "daemon/agent/agent_server.h"
 #include "daemon/common/shutdown_signal.h"
+#include "daemon/common/tls_flags.h"
 #include "daemon/core/log.h"
 
 int main(int argc, char** argv) {
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
                  "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
                  "listening")
       ->envname("FABRICPULSE_PORT_FILE");
+  fabricpulse::common::AddTlsFlags(app, config.tls);
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
   auto server = fabricpulse::agent::AgentServer::Start(config);

@@ -15,6 +15,7 @@
 #include "daemon/core/log.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
+#include "daemon/security/authorizer.h"
 
 namespace fabricpulse::agent {
 namespace {
@@ -58,7 +59,17 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   const std::string backend = selection->backend;
   const std::vector<int> gpus = selection->gpus;
 
+  auto credentials = security::Credentials::Create(config.tls);
+  if (!credentials.ok()) return credentials.status();
+  (*credentials)->WarnIfInsecure();
+  // An agent acts only as the node its certificate names.
+  absl::Status identity_ok = (*credentials)
+                                 ->RequireSelf(security::Role::kAgent,
+                                               config.node_name, "--node-name");
+  if (!identity_ok.ok()) return identity_ok;
+
   std::unique_ptr<AgentServer> s(new AgentServer);
+  s->credentials_ = *std::move(credentials);
   char dir_template[] = "/tmp/fabricpulse-agent-XXXXXX";
   if (mkdtemp(dir_template) == nullptr) {
     return absl::InternalError("cannot create a socket directory under /tmp");
@@ -80,6 +91,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   sup.host = host;
   sup.gpus = gpus;
   sup.boot_id = RandomId();
+  sup.worker_tls = config.tls;
   sup.on_restart = [self](int) { self->agent_metrics_->WorkerRestarted(); };
   sup.on_abort_kill = [self](int) {
     self->agent_metrics_->WorkerKilledOnRequestedAbort();
@@ -101,18 +113,24 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   identity.node_name = config.node_name;
   identity.backend = backend;
   identity.backend_version = backend;  // until a worker reports its version
+  identity.coordinator = config.coordinator;
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
       s->gpu_probe_.get());
-  auto listening = common::StartGrpcServer(config.listen, s->service_.get());
+  auto listening = common::StartGrpcServer(
+      config.listen, s->service_.get(),
+      s->credentials_->Server(std::make_shared<security::Authorizer>(
+          config.tls.trust_domain,
+          security::PolicySource::BuiltIn(security::Service::kAgent,
+                                          config.tls.trust_domain))));
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;
   s->service_->SetAddress(common::JoinHostPort(host, port));
 
   s->registration_ = std::make_unique<Registration>(
-      config.coordinator, [self] { return self->service_->Info(); },
-      &s->contact_);
+      NewGrpcCoordinatorClient(config.coordinator, s->credentials_),
+      [self] { return self->service_->Info(); }, &s->contact_);
   s->registration_ptr_ = s->registration_.get();
   s->supervisor_->Start();
   if (!config.port_file.empty()) {

@@ -19,6 +19,7 @@
 #include "daemon/agent/registration.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "daemon/common/metrics_server.h"
+#include "daemon/security/credentials.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::agent {
@@ -48,6 +49,7 @@ class AgentServer {
 
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
+  std::shared_ptr<security::Credentials> credentials_;
   std::string socket_dir_;
   std::unique_ptr<common::MetricsServer> metrics_;
   std::unique_ptr<AgentMetrics> agent_metrics_;

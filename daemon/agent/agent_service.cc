@@ -13,6 +13,7 @@
 #include "daemon/core/log.h"
 #include "daemon/core/phase_timer.h"
 #include "daemon/core/timeout_budget.h"
+#include "daemon/security/caller.h"
 
 namespace fabricpulse::agent {
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
@@ -74,9 +75,17 @@ grpc::Status AgentServiceImpl::RunSweep(
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         std::string(admitted.message()));
   }
+  security::Audit(
+      *context,
+      absl::StrCat("started sweep ", request->sweep_id().substr(0, 64), " on ",
+                   request->ranks_size(), " local rank(s)"));
   RememberRanks(*request);
   SetRunning(request->sweep_id(), request->comm_id());
-  SweepRelay relay(*request, NodeName(), workers_, contact_, clock_);
+  v1::AgentSweepRequest own = *request;
+  if (!identity_.coordinator.empty()) {
+    own.set_coordinator(identity_.coordinator);
+  }
+  SweepRelay relay(own, NodeName(), workers_, contact_, clock_);
   absl::Status status = relay.Run(
       [&](const v1::RankEvent& event) {
         if (event.has_step() && metrics_ != nullptr) {
@@ -152,6 +161,8 @@ grpc::Status AgentServiceImpl::GetFlightRecords(
 grpc::Status AgentServiceImpl::Abort(grpc::ServerContext* context,
                                      const v1::AgentAbortRequest* request,
                                      v1::AgentAbortResponse* response) {
+  security::Audit(*context, absl::StrCat("asked to abort communicator ",
+                                         request->comm_id().substr(0, 64)));
   {
     absl::MutexLock lock(&mu_);
     if (!running_comm_.empty() && running_comm_ == request->comm_id()) {

@@ -25,6 +25,9 @@ struct AgentIdentity {
   // Reported until a worker is ready and reports its own version (e.g.
   // "nccl 2.28.9"): the agent does not link the backend itself.
   std::string backend_version;
+  // The agent's own --coordinator: its workers use it for the rendezvous,
+  // whatever address a request names.
+  std::string coordinator;
 };
 
 // Thread-safe.

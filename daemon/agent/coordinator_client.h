@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/security/credentials.h"
 #include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::agent {
@@ -25,8 +26,10 @@ class CoordinatorClient {
       const v1::HeartbeatRequest& request, absl::Duration timeout) = 0;
 };
 
-// A client on one channel to `address` (HOST:PORT).
+// A client on one channel to `address` (HOST:PORT), whose server must be
+// the coordinator (mutual TLS with `creds`; plaintext with --insecure).
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(
-    const std::string& address);
+    const std::string& address,
+    const std::shared_ptr<const security::Credentials>& creds);
 
 }  // namespace fabricpulse::agent

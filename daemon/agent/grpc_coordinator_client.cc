@@ -9,9 +9,8 @@ namespace {
 
 class GrpcCoordinatorClient final : public CoordinatorClient {
  public:
-  explicit GrpcCoordinatorClient(const std::string& address)
-      : stub_(v1::CoordinatorService::NewStub(grpc::CreateChannel(
-            address, grpc::InsecureChannelCredentials()))) {}
+  explicit GrpcCoordinatorClient(std::shared_ptr<grpc::Channel> channel)
+      : stub_(v1::CoordinatorService::NewStub(std::move(channel))) {}
 
   absl::StatusOr<v1::RegisterResponse> Register(
       const v1::RegisterRequest& request, absl::Duration timeout) override {
@@ -40,8 +39,10 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
 }  // namespace
 
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(
-    const std::string& address) {
-  return std::make_unique<GrpcCoordinatorClient>(address);
+    const std::string& address,
+    const std::shared_ptr<const security::Credentials>& creds) {
+  return std::make_unique<GrpcCoordinatorClient>(grpc::CreateChannel(
+      address, creds->Channel({security::Role::kCoordinator, ""})));
 }
 
 }  // namespace fabricpulse::agent

@@ -22,12 +22,6 @@ Registration::Registration(std::unique_ptr<CoordinatorClient> coordinator,
       coordinator_(std::move(coordinator)),
       clock_(clock) {}
 
-Registration::Registration(const std::string& coordinator,
-                           std::function<v1::AgentInfo()> describe,
-                           CoordinatorContact* contact)
-    : Registration(NewGrpcCoordinatorClient(coordinator), std::move(describe),
-                   contact) {}
-
 Registration::~Registration() { Stop(); }
 
 void Registration::Start() {

@@ -27,10 +27,6 @@ class Registration {
                std::function<v1::AgentInfo()> describe,
                CoordinatorContact* contact,
                core::Clock* clock = core::RealClock::Get());
-  // The same over gRPC to `coordinator` (HOST:PORT).
-  Registration(const std::string& coordinator,
-               std::function<v1::AgentInfo()> describe,
-               CoordinatorContact* contact);
   ~Registration();  // Stop()
 
   void Start();

@@ -74,6 +74,16 @@ void WorkerSupervisor::Monitor(int index) {
       spawn.argv.push_back("--gpu");
       spawn.argv.push_back(absl::StrCat(options_.gpus[index]));
     }
+    const security::TlsOptions& tls = options_.worker_tls;
+    if (tls.insecure) {
+      spawn.argv.push_back("--insecure");
+    } else {
+      spawn.argv.insert(spawn.argv.end(),
+                        {"--tls-cert", tls.cert_file, "--tls-key", tls.key_file,
+                         "--tls-ca", tls.ca_file, "--tls-refresh",
+                         absl::StrCat(absl::ToInt64Seconds(tls.refresh))});
+    }
+    spawn.argv.insert(spawn.argv.end(), {"--trust-domain", tls.trust_domain});
     auto pid = common::Spawn(spawn);
     if (!pid.ok()) {
       FP_LOG_ERROR(absl::StrCat("worker ", index,

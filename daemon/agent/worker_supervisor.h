@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/agent/worker_client.h"
+#include "daemon/security/tls_options.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "grpcpp/grpcpp.h"
 
@@ -27,6 +28,9 @@ struct SupervisorOptions {
   std::vector<int> gpus;
   // A new incarnation id prefix per agent start.
   std::string boot_id;
+  // The agent's TLS files (or --insecure): the workers present the agent's
+  // identity to the coordinator's rendezvous store.
+  security::TlsOptions worker_tls;
   // Called (from a monitor thread, without locks held) each time a worker
   // dies unexpectedly, or is killed by Kill() as KillCause::kFault.
   std::function<void(int local_index)> on_restart;

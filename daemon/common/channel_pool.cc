@@ -1,10 +1,13 @@
 #include "daemon/common/channel_pool.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace fabricpulse::common {
 
-std::shared_ptr<grpc::Channel> ChannelPool::Get(const std::string& address) {
+std::shared_ptr<grpc::Channel> ChannelPool::Get(
+    const std::string& address, const security::PeerExpectation& peer) {
   absl::MutexLock lock(&mu_);
-  auto& channel = channels_[address];
+  auto& channel = channels_[absl::StrCat(address, " ", peer.ToString())];
   if (channel == nullptr) {
     grpc::ChannelArguments args;
     // Peers restart (agents, coordinators): reconnect quickly. Not
@@ -13,8 +16,7 @@ std::shared_ptr<grpc::Channel> ChannelPool::Get(const std::string& address) {
     // hundreds of agents at once were cut off (tests/scale).
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-    channel = grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), args);
+    channel = grpc::CreateCustomChannel(address, creds_->Channel(peer), args);
   }
   return channel;
 }

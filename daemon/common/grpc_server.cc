@@ -4,12 +4,12 @@
 
 namespace fabricpulse::common {
 
-absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service) {
+absl::StatusOr<ListeningServer> StartGrpcServer(
+    const std::string& listen, grpc::Service* service,
+    std::shared_ptr<grpc::ServerCredentials> credentials) {
   ListeningServer out;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
-                           &out.port);
+  builder.AddListeningPort(listen, std::move(credentials), &out.port);
   builder.RegisterService(service);
   out.server = builder.BuildAndStart();
   if (!out.server || out.port == 0) {

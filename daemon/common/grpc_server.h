@@ -15,9 +15,12 @@ struct ListeningServer {
   int port = 0;  // the port bound (the one picked when `listen` had :0)
 };
 
-// Serves `service` (which outlives the server) on `listen` (HOST:PORT).
-// Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad host).
-absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service);
+// Serves `service` (which outlives the server) on `listen` (HOST:PORT) with
+// `credentials` (security::Credentials::Server: mutual TLS and the
+// authorizer, or plaintext with --insecure). Errors: UNAVAILABLE "--listen:
+// cannot listen on ..." (in use, bad host).
+absl::StatusOr<ListeningServer> StartGrpcServer(
+    const std::string& listen, grpc::Service* service,
+    std::shared_ptr<grpc::ServerCredentials> credentials);
 
 }  // namespace fabricpulse::common

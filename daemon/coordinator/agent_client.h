@@ -61,11 +61,12 @@ class AgentClient {
       const v1::AgentSweepRequest& request, AgentSweepCallbacks callbacks) = 0;
 };
 
-// Hands out the client of each agent address. Thread-safe.
+// Hands out the client of each agent (by its node name and address).
+// Thread-safe.
 class AgentClients {
  public:
   virtual ~AgentClients() = default;
-  virtual std::shared_ptr<AgentClient> For(const std::string& address) = 0;
+  virtual std::shared_ptr<AgentClient> For(const v1::AgentInfo& agent) = 0;
 };
 
 }  // namespace fabricpulse::coordinator

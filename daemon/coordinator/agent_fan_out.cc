@@ -35,7 +35,7 @@ std::vector<T> FanOut(
   auto answers = std::make_shared<Answers<T>>(agents.size(), timeout);
   const absl::Time deadline = clock->Now() + timeout;
   for (size_t i = 0; i < agents.size(); ++i) {
-    start(*clients.For(agents[i].address()), [answers, i](T result) {
+    start(*clients.For(agents[i]), [answers, i](T result) {
       absl::MutexLock lock(&answers->mu);
       if (answers->closed || answers->answered[i]) return;
       answers->answered[i] = true;

@@ -16,7 +16,12 @@ absl::Status CoordinatorDaemonConfig::Validate() const {
     return absl::InvalidArgumentError(
         "--state-dir: required; a directory for the coordinator's history");
   }
-  return absl::OkStatus();
+  if (!authz_policy.empty() && tls.insecure) {
+    return absl::InvalidArgumentError(
+        "--authz-policy: has no effect with --insecure (a plaintext server "
+        "knows no identities); drop one of them");
+  }
+  return tls.Validate();
 }
 
 }  // namespace fabricpulse::coordinator

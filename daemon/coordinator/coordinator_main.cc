@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/shutdown_signal.h"
+#include "daemon/common/tls_flags.h"
 #include "daemon/coordinator/coordinator_server.h"
 #include "daemon/core/log.h"
 
@@ -37,6 +38,12 @@ int main(int argc, char** argv) {
                  "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
                  "listening")
       ->envname("FABRICPULSE_PORT_FILE");
+  fabricpulse::common::AddTlsFlags(app, config.tls);
+  app.add_option("--authz-policy", config.authz_policy,
+                 "gRPC authorization-policy JSON replacing the built-in roles "
+                 "(re-read when it changes; see "
+                 "deploy/config/authz-policy.json)")
+      ->envname("FABRICPULSE_AUTHZ_POLICY");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag("coordinator");
   auto server = fabricpulse::coordinator::CoordinatorServer::Start(config);

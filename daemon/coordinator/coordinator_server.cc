@@ -11,6 +11,7 @@
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/log.h"
 #include "daemon/core/timeout_budget.h"
+#include "daemon/security/authorizer.h"
 
 namespace fabricpulse::coordinator {
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
@@ -25,6 +26,23 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     return absl::InternalError(absl::StrCat(
         "--state-dir: cannot create '", config.state_dir, "': ", ec.message()));
   }
+  auto credentials = security::Credentials::Create(config.tls);
+  if (!credentials.ok()) return credentials.status();
+  (*credentials)->WarnIfInsecure();
+  absl::Status identity_ok = (*credentials)
+                                 ->RequireSelf(security::Role::kCoordinator, "",
+                                               "the coordinator's certificate");
+  if (!identity_ok.ok()) return identity_ok;
+  std::shared_ptr<security::PolicySource> policy;
+  if (config.authz_policy.empty()) {
+    policy = security::PolicySource::BuiltIn(security::Service::kCoordinator,
+                                             config.tls.trust_domain);
+  } else {
+    auto loaded = security::PolicySource::FromFile(config.authz_policy,
+                                                   config.tls.refresh);
+    if (!loaded.ok()) return loaded.status();
+    policy = *std::move(loaded);
+  }
   core::CoordinatorConfig plans;
   if (!config.config.empty()) {
     // A bad config stops the coordinator here, naming the line and field.
@@ -36,6 +54,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     plans = std::move(*loaded);
   }
   std::unique_ptr<CoordinatorServer> s(new CoordinatorServer);
+  s->credentials_ = *std::move(credentials);
+  s->policy_ = std::move(policy);
+  s->agent_clients_ = std::make_unique<GrpcAgentClients>(s->credentials_);
   auto history = HistoryStore::Open(config.state_dir + "/history.db");
   if (!history.ok()) {
     return absl::InternalError(
@@ -64,11 +85,14 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   const std::vector<core::ScheduleConfig> schedules = plans.schedules;
   s->orchestrator_ = std::make_unique<SweepOrchestrator>(
       std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
-      &s->agent_clients_, core::RealClock::Get());
+      s->agent_clients_.get(), core::RealClock::Get());
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
       s->orchestrator_.get(), &s->store_, s->history_.get());
 
-  auto listening = common::StartGrpcServer(config.listen, s->service_.get());
+  auto listening = common::StartGrpcServer(
+      config.listen, s->service_.get(),
+      s->credentials_->Server(std::make_shared<security::Authorizer>(
+          config.tls.trust_domain, s->policy_)));
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;

@@ -20,6 +20,8 @@
 #include "daemon/coordinator/scheduler.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_orchestrator.h"
+#include "daemon/security/credentials.h"
+#include "daemon/security/policy_source.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::coordinator {
@@ -53,7 +55,9 @@ class CoordinatorServer {
   std::unique_ptr<HistoryStore> history_;
   std::unique_ptr<common::MetricsServer> metrics_;
   std::unique_ptr<CoordinatorMetrics> coordinator_metrics_;
-  GrpcAgentClients agent_clients_;
+  std::shared_ptr<security::Credentials> credentials_;
+  std::shared_ptr<security::PolicySource> policy_;
+  std::unique_ptr<GrpcAgentClients> agent_clients_;
   RendezvousStore store_;
   std::unique_ptr<SweepOrchestrator> orchestrator_;
   std::unique_ptr<CoordinatorServiceImpl> service_;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/security/caller.h"
 
 namespace fabricpulse::coordinator {
 
@@ -16,8 +17,17 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
 grpc::Status CoordinatorServiceImpl::Register(
     grpc::ServerContext* context, const v1::RegisterRequest* request,
     v1::RegisterResponse* response) {
+  // An agent registers only as the node its certificate names: a stolen
+  // agent id or a forged node name redirects nothing.
+  absl::Status bound =
+      security::RequireAgentNode(*context, request->agent().node_name());
+  if (!bound.ok()) return common::ToGrpcStatus(bound);
   auto registered = orchestrator_->membership().Register(request->agent());
   if (!registered.ok()) return common::ToGrpcStatus(registered.status());
+  security::Audit(*context,
+                  absl::StrCat("registered node ", request->agent().node_name(),
+                               " at ", request->agent().address(), " (epoch ",
+                               registered->epoch, ")"));
   response->set_agent_id(registered->agent_id);
   response->set_membership_epoch(registered->epoch);
   // The agents gauge is refreshed by the coordinator's housekeeping: doing
@@ -30,6 +40,12 @@ grpc::Status CoordinatorServiceImpl::Register(
 grpc::Status CoordinatorServiceImpl::Heartbeat(
     grpc::ServerContext* context, const v1::HeartbeatRequest* request,
     v1::HeartbeatResponse* response) {
+  // Agent ids are not bearer secrets: the caller must be the id's node.
+  absl::StatusOr<std::string> node =
+      orchestrator_->membership().NodeOf(request->agent_id());
+  if (!node.ok()) return common::ToGrpcStatus(node.status());
+  absl::Status bound = security::RequireAgentNode(*context, *node);
+  if (!bound.ok()) return common::ToGrpcStatus(bound);
   std::vector<v1::WorkerInfo> workers(request->workers().begin(),
                                       request->workers().end());
   auto answer =
@@ -74,6 +90,13 @@ grpc::Status CoordinatorServiceImpl::KvGet(grpc::ServerContext* context,
 
 grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
     grpc::CallbackServerContext* context, const v1::SweepRequest* request) {
+  security::Audit(*context,
+                  absl::StrCat("asked for a sweep: ",
+                               request->plan().empty()
+                                   ? "ad-hoc"
+                                   : "plan " + request->plan().substr(0, 64),
+                               ", ", request->spec().ops_size(), " op(s), ",
+                               request->nodes_size(), " node(s) named"));
   return SweepStream::Start(orchestrator_, &sweep_threads_, *request);
 }
 
@@ -111,6 +134,12 @@ grpc::Status CoordinatorServiceImpl::GetSweep(
 grpc::Status CoordinatorServiceImpl::AbortSweep(
     grpc::ServerContext* context, const v1::AbortSweepRequest* request,
     v1::AbortSweepResponse* response) {
+  security::Audit(
+      *context,
+      absl::StrCat("asked to abort ",
+                   request->sweep_id().empty()
+                       ? std::string("every running sweep")
+                       : "sweep " + request->sweep_id().substr(0, 64)));
   auto aborted = orchestrator_->Abort(request->sweep_id());
   if (!aborted.ok()) return common::ToGrpcStatus(aborted.status());
   for (const std::string& id : *aborted) response->add_aborted(id);

@@ -1,5 +1,6 @@
 #include "daemon/coordinator/grpc_agent_client.h"
 
+#include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_callback.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
@@ -92,11 +93,13 @@ class GrpcAgentClient final : public AgentClient {
 
 }  // namespace
 
-std::shared_ptr<AgentClient> GrpcAgentClients::For(const std::string& address) {
+std::shared_ptr<AgentClient> GrpcAgentClients::For(const v1::AgentInfo& agent) {
   absl::MutexLock lock(&mu_);
-  std::shared_ptr<AgentClient>& client = clients_[address];
+  std::shared_ptr<AgentClient>& client =
+      clients_[absl::StrCat(agent.node_name(), " ", agent.address())];
   if (!client) {
-    client = std::make_shared<GrpcAgentClient>(channels_.Get(address));
+    client = std::make_shared<GrpcAgentClient>(channels_.Get(
+        agent.address(), {security::Role::kAgent, agent.node_name()}));
   }
   return client;
 }

@@ -13,11 +13,14 @@
 
 namespace fabricpulse::coordinator {
 
-// Thread-safe. Holds one client per address it was asked for (one per agent
-// node that ever registered).
+// Thread-safe. Holds one client per node and address it was asked for (one
+// per agent that ever registered).
 class GrpcAgentClients final : public AgentClients {
  public:
-  std::shared_ptr<AgentClient> For(const std::string& address) override;
+  // `creds` are the coordinator's: each agent must present agent/<its node>.
+  explicit GrpcAgentClients(std::shared_ptr<const security::Credentials> creds)
+      : channels_(std::move(creds)) {}
+  std::shared_ptr<AgentClient> For(const v1::AgentInfo& agent) override;
 
  private:
   common::ChannelPool channels_;

@@ -59,6 +59,16 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
       absl::StrCat("agent id '", agent_id, "' is not registered"));
 }
 
+absl::StatusOr<std::string> Membership::NodeOf(const std::string& agent_id) {
+  absl::MutexLock lock(&mu_);
+  auto id = node_by_id_.find(agent_id);
+  if (id == node_by_id_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "agent id '", agent_id.substr(0, 64), "' is not registered"));
+  }
+  return id->second;
+}
+
 void Membership::UpdateLeases() {
   const absl::Time now = clock_->Now();
   const absl::Duration lease =

@@ -40,6 +40,8 @@ class Membership {
   // Errors: NOT_FOUND unknown id (the agent should register again).
   absl::StatusOr<HeartbeatAnswer> Heartbeat(
       const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers);
+  // The node registered under `agent_id`. Errors: NOT_FOUND unknown id.
+  absl::StatusOr<std::string> NodeOf(const std::string& agent_id);
   // Every agent, sorted by node name, with state and heartbeat age.
   std::vector<v1::AgentInfo> List();
   uint64_t epoch();

@@ -151,8 +151,8 @@ void SweepRunner::StartStreams() {
       absl::MutexLock lock(&inbox->mu);
       inbox->queue.push_back({agent, true, status, {}});
     };
-    streams_.push_back(clients_->For(plan_.agents[i].address())
-                           ->RunSweep(req, std::move(callbacks)));
+    streams_.push_back(
+        clients_->For(plan_.agents[i])->RunSweep(req, std::move(callbacks)));
   }
 }
 

@@ -12,13 +12,17 @@ absl::Status WorkerConfig::Validate() const {
   if (socket.empty()) {
     return absl::InvalidArgumentError("--socket: required; a Unix socket path");
   }
-  return ParseLateRankFault(fault_late_rank).status();
+  absl::Status fault = ParseLateRankFault(fault_late_rank).status();
+  if (!fault.ok()) return fault;
+  return tls.Validate();
 }
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
     const WorkerConfig& config) {
   absl::Status valid = config.Validate();
   if (!valid.ok()) return valid;
+  auto creds = security::Credentials::Create(config.tls);
+  if (!creds.ok()) return creds.status();
   auto backend = MakeBackend(config.backend);
   if (!backend.ok()) return backend.status();
   const LateRankFault fault = *ParseLateRankFault(config.fault_late_rank);
@@ -29,7 +33,8 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   }
   std::unique_ptr<WorkerServer> s(new WorkerServer);
   s->socket_ = config.socket;
-  s->service_ = std::make_unique<WorkerServiceImpl>(std::move(*backend), fault);
+  s->service_ = std::make_unique<WorkerServiceImpl>(std::move(*backend),
+                                                    *std::move(creds), fault);
   unlink(config.socket.c_str());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(absl::StrCat("unix:", config.socket),

@@ -22,6 +22,8 @@ struct WorkerConfig {
   int local_index = 0;    // the worker's index on its agent (logs)
   // Fault injection, "" (off) or RANK:DURATION (see LateRankFault).
   std::string fault_late_rank;
+  // The agent's TLS files (or --insecure) for the rendezvous store.
+  security::TlsOptions tls;
 
   // Errors: INVALID_ARGUMENT naming the flag and what is allowed. The
   // backend's own fields are checked where the backend is built

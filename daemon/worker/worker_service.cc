@@ -15,8 +15,9 @@
 namespace fabricpulse::worker {
 
 WorkerServiceImpl::WorkerServiceImpl(
-    std::unique_ptr<backend::CollectiveBackend> be, LateRankFault fault)
-    : backend_(std::move(be)), fault_(fault) {}
+    std::unique_ptr<backend::CollectiveBackend> be,
+    std::shared_ptr<const security::Credentials> creds, LateRankFault fault)
+    : backend_(std::move(be)), creds_(std::move(creds)), fault_(fault) {}
 
 grpc::Status WorkerServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
@@ -65,8 +66,9 @@ WorkerServiceImpl::AcquireComm(const v1::WorkerSweepRequest& request,
   // communicator never read keys of an earlier one.
   options.key_prefix = absl::StrCat(request.comm_id(), "/", request.sweep_id());
   options.init_timeout = init_timeout;
-  GrpcKeyValueStore store(grpc::CreateChannel(
-      request.coordinator(), grpc::InsecureChannelCredentials()));
+  GrpcKeyValueStore store(
+      grpc::CreateChannel(request.coordinator(),
+                          creds_->Channel({security::Role::kCoordinator, ""})));
   const absl::Time start = absl::Now();
   auto created = backend_->CreateCommunicator(options, &store);
   if (!created.ok()) return created.status();

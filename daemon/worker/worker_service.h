@@ -7,6 +7,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/security/credentials.h"
 #include "daemon/worker/communicator_cache.h"
 #include "daemon/worker/fault_injection.h"
 #include "daemon/worker/flight_recorder.h"
@@ -17,9 +18,12 @@ namespace fabricpulse::worker {
 // Thread-safe; one sweep at a time (a second gets RESOURCE_EXHAUSTED).
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  // `fault` is injected into every sweep (off by default).
-  explicit WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be,
-                             LateRankFault fault = {});
+  // `fault` is injected into every sweep (off by default). `creds` (the
+  // agent's files) reach the coordinator's rendezvous store: its server must
+  // be the coordinator.
+  WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be,
+                    std::shared_ptr<const security::Credentials> creds,
+                    LateRankFault fault = {});
 
   grpc::Status RunSweep(grpc::ServerContext* context,
                         const v1::WorkerSweepRequest* request,
@@ -44,6 +48,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
                               grpc::ServerWriter<v1::RankEvent>* writer);
 
   std::unique_ptr<backend::CollectiveBackend> backend_;
+  const std::shared_ptr<const security::Credentials> creds_;
   const LateRankFault fault_;
   CommunicatorCache cache_{4};
   FlightRecorder recorder_;

@@ -154,7 +154,22 @@ fi
 # it the container user's. (mode=1777 does not work there: a tmpfs over a
 # directory the image has takes that directory's mode, 0755, owned by root,
 # and the coordinator could not create its history.db.)
-run -d --name fp-image-test --network none --read-only "${config_args[@]}" \
+# Mutual TLS as in the chart: a throwaway CA made by the image's own CLI,
+# mounted read-only; the container user reads the files.
+tls_dir="$image_dir/tls"
+rm -rf "$tls_dir"
+mkdir -p "$tls_dir"
+run --rm --network none --user 0:0 -v "$tls_dir:/out:rw" "$tag" \
+  fabricpulse certs /out/pki --issue coordinator/image,agent/image-test,operator/image >/dev/null \
+  || fail "fabricpulse certs in the image"
+chown -R 65532:65532 "$tls_dir"
+pki=/etc/fabricpulse/tls/pki
+tls_env=(-v "$tls_dir:/etc/fabricpulse/tls:ro"
+         -e FABRICPULSE_TLS_CERT=$pki/coordinator-image.crt
+         -e FABRICPULSE_TLS_KEY=$pki/coordinator-image.key
+         -e FABRICPULSE_TLS_CA=$pki/ca.crt)
+operator=(--tls-cert $pki/operator-image.crt --tls-key $pki/operator-image.key --tls-ca $pki/ca.crt)
+run -d --name fp-image-test --network none --read-only "${config_args[@]}" "${tls_env[@]}" \
   --tmpfs /tmp:rw,size=64m --tmpfs /var/lib/fabricpulse:rw,size=64m,U \
   --cap-drop ALL --security-opt no-new-privileges --user 65532:65532 --shm-size 256m \
   "$tag" >/dev/null 2>"$image_dir/run.log" || { cat "$image_dir/run.log"; fail "podman run coordinator"; }
@@ -172,16 +187,17 @@ else
 fi
 podman exec -d fp-image-test fabricpulse-agent --coordinator 127.0.0.1:7070 \
   --listen 127.0.0.1:7071 --metrics-listen 0.0.0.0:9401 --node-name image-test \
-  --backend gloo --ranks 2 >/dev/null
+  --backend gloo --ranks 2 --tls-cert $pki/agent-image-test.crt \
+  --tls-key $pki/agent-image-test.key --tls-ca $pki/ca.crt >/dev/null
 agents=""
 for _ in $(seq 1 50); do
-  agents="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 agents || true)"
+  agents="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 "${operator[@]}" agents || true)"
   echo "$agents" | grep -Eq '^image-test +alive .* 2 +2 ' && break
   sleep 0.2
 done
 echo "$agents"
 echo "$agents" | grep -Eq '^image-test +alive .* 2 +2 ' || fail "the agent did not register with 2 ready ranks"
-sweep="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 sweep \
+sweep="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 "${operator[@]}" sweep \
   --ops all_reduce,all_gather --max-bytes 16K)" || { echo "$sweep"; fail "sweep through the coordinator"; }
 echo "$sweep" | tail -4
 echo "$sweep" | grep -Eq '^# sweep .* succeeded$' || fail "sweep through the coordinator did not succeed"
@@ -202,7 +218,7 @@ check_zone() {  # IMAGE: the coordinator must still be serving after 5 s
   run --rm --network none -v "$tz_config:/etc/fabricpulse/coordinator.yaml:ro" \
     -e FABRICPULSE_CONFIG=/etc/fabricpulse/coordinator.yaml "$1" \
     timeout 5 fabricpulse-coordinator --listen 127.0.0.1:7070 \
-      --metrics-listen 127.0.0.1:9400 --state-dir /tmp >"$image_dir/tz.log" 2>&1 || rc=$?
+      --metrics-listen 127.0.0.1:9400 --state-dir /tmp --insecure >"$image_dir/tz.log" 2>&1 || rc=$?
   if [ "$rc" != 124 ] || ! grep -q 'listening on' "$image_dir/tz.log"; then
     cat "$image_dir/tz.log"; fail "$1: the coordinator refused timezone America/New_York (rc $rc)"
   fi

@@ -286,7 +286,8 @@ class FakeAgentClients final : public coordinator::AgentClients {
     return fake;
   }
   std::shared_ptr<coordinator::AgentClient> For(
-      const std::string& address) override {
+      const v1::AgentInfo& agent) override {
+    const std::string& address = agent.address();
     absl::MutexLock lock(&mu_);
     auto it = agents_.find(address);
     if (it != agents_.end()) return it->second;

@@ -90,8 +90,9 @@ class FakeNvmlTest : public ::testing::Test {
 TEST_F(NoVisibleGpuTest, AgentWithNcclStopsWithOneLine) {
   for (std::vector<std::string> extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--gpus", "0"}}) {
+    // The backend is chosen before the TLS files are read.
     std::vector<std::string> args = {"--coordinator", "127.0.0.1:1",
-                                     "--backend", "nccl"};
+                                     "--backend", "nccl", "--insecure"};
     args.insert(args.end(), extra.begin(), extra.end());
     CliResult r = RunBinary("fabricpulse-agent", args, 30);
     EXPECT_EQ(r.exit_code, 2);
@@ -119,7 +120,7 @@ TEST_F(NoVisibleGpuTest, AutoRunsGlooAndReportsTheWorkersVersion) {
   options.agents = 1;
   options.ranks = 2;
   options.backend = "auto";
-  auto cluster = client::LocalCluster::Start(options);
+  auto cluster = StartCluster(options);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   auto stub = Connect((*cluster)->coordinator());
   std::vector<v1::AgentInfo> agents = ListAgents(*stub);
@@ -166,8 +167,9 @@ TEST_F(FakeNvmlTest, AgentChecksGpusAndRanksAgainstNvml) {
            {{"--gpus", "0,5"}, "--gpus: GPU 5 is not visible; allowed: 0 to 1"},
            {{"--ranks", "3"},
             "--ranks: 3 NCCL ranks need 3 GPUs; 2 visible"}}) {
+    // The backend is chosen before the TLS files are read.
     std::vector<std::string> args = {"--coordinator", "127.0.0.1:1",
-                                     "--backend", "nccl"};
+                                     "--backend", "nccl", "--insecure"};
     args.insert(args.end(), flags.begin(), flags.end());
     CliResult r = RunBinary("fabricpulse-agent", args, 30);
     EXPECT_EQ(r.exit_code, 2);

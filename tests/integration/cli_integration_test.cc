@@ -212,7 +212,8 @@ TEST_F(CliTest, DiagnoseRefusesCsvAndUnknownFormats) {
 
 TEST(CliStandaloneTest, UnreachableCoordinatorExitsThree) {
   // Port 1 on loopback: nothing listens there.
-  CliResult r = RunCli({"--coordinator", "127.0.0.1:1", "agents"});
+  CliResult r =
+      RunCli({"--coordinator", "127.0.0.1:1", "--insecure", "agents"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "cannot reach the coordinator"));

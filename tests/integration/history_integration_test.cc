@@ -49,7 +49,7 @@ std::unique_ptr<client::LocalCluster> StartWithConfig(const std::string& dir) {
   options.agents = 1;
   options.ranks = 2;
   options.config_file = WriteFile(dir, "config.yaml", kConfig);
-  auto cluster = client::LocalCluster::Start(options);
+  auto cluster = StartCluster(options);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   return cluster.ok() ? std::move(*cluster) : nullptr;
 }
@@ -216,7 +216,7 @@ TEST(HistoryTest, AOneMinuteScheduleStartsARealSweep) {
   std::string config = kConfig;
   config.replace(config.find("0 0 1 1 *"), 9, "* * * * *");
   options.config_file = WriteFile(dir, "config.yaml", config);
-  auto cluster = client::LocalCluster::Start(options);
+  auto cluster = StartCluster(options);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   auto stub = Connect((*cluster)->coordinator());
   // It fires at the next full minute: wait (bounded) for its sweep.
@@ -251,7 +251,8 @@ TEST(HistoryTest, BadConfigStopsTheCoordinatorNamingLineAndField) {
                 "--config",
                 config,
                 "--port-file",
-                ports};
+                ports,
+                "--insecure"};
   spawn.log_file = dir + "/log";
   auto pid = common::Spawn(spawn);
   ASSERT_TRUE(pid.ok());

@@ -22,12 +22,6 @@ constexpr absl::Duration kLease = absl::Seconds(5);
 // return from its abort before killing it.
 constexpr absl::Duration kAbortBound = absl::Seconds(4);
 
-std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
-    const std::string& address) {
-  return v1::AgentService::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-}
-
 // The agent's own answer; an error (it did not answer) is never taken for
 // an idle agent.
 absl::StatusOr<v1::AgentInfo> Describe(v1::AgentService::Stub& agent) {
@@ -50,7 +44,7 @@ class LeaseTest : public ::testing::Test {
     stub_ = Connect(cluster_->coordinator());
     ASSERT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
     for (const v1::AgentInfo& a : ListAgents(*stub_)) {
-      agents_.push_back(ConnectAgent(a.address()));
+      agents_.push_back(ConnectAgent(*cluster_, a));
     }
     ASSERT_EQ(agents_.size(), 2u);
   }

@@ -72,17 +72,25 @@ wait_for() {
 }
 port_of() { sed -n "s/^grpc=//p" "$1" 2>/dev/null; }
 
+# Mutual TLS across the link, from a throwaway CA; the CLI is the operator.
+tls="$dir/tls"
+"$bin/fabricpulse" certs "$tls" --issue coordinator/main,operator/test,agent/node-0,agent/node-1 >/dev/null
+tls_of() { echo --tls-cert "$tls/$1.crt" --tls-key "$tls/$1.key" --tls-ca "$tls/ca.crt"; }
+export FABRICPULSE_TLS_CERT="$tls/operator-test.crt" FABRICPULSE_TLS_KEY="$tls/operator-test.key"
+export FABRICPULSE_TLS_CA="$tls/ca.crt"
 # Started with `ip netns exec` directly (no function or subshell around it),
 # so $! is the daemon itself: ip execs into it.
+# shellcheck disable=SC2046  # tls_of's words are separate arguments
 ip netns exec "$ns_a" "$bin/fabricpulse-coordinator" --listen "$ip_a:0" --metrics-listen 127.0.0.1:0 \
-  --state-dir "$dir/state" --port-file "$dir/coord.ports" 2>"$dir/coord.log" &
+  --state-dir "$dir/state" --port-file "$dir/coord.ports" $(tls_of coordinator-main) 2>"$dir/coord.log" &
 pids+=($!)
 wait_for 30 grep -qs '^metrics=' "$dir/coord.ports" || { fail "coordinator did not start"; exit 1; }
 coord=$(port_of "$dir/coord.ports")
+# shellcheck disable=SC2046  # tls_of's words are separate arguments
 start_agent() {  # start_agent NAMESPACE NODE IP
   ip netns exec "$1" "$bin/fabricpulse-agent" --coordinator "$coord" --listen "$3:0" \
     --metrics-listen 127.0.0.1:0 --node-name "$2" --backend gloo --ranks 2 \
-    --port-file "$dir/$2.ports" 2>"$dir/$2.log" &
+    --port-file "$dir/$2.ports" $(tls_of "agent-$2") 2>"$dir/$2.log" &
   pids+=($!)
 }
 start_agent "$ns_a" node-0 "$ip_a"

@@ -51,7 +51,7 @@ class SeriesBoundTest : public ::testing::Test {
     options.agents = kNodes;
     options.ranks = kRanksPerNode;
     options.config_file = *config_;
-    auto cluster = client::LocalCluster::Start(options);
+    auto cluster = StartCluster(options);
     EXPECT_TRUE(cluster.ok()) << cluster.status();
     if (cluster.ok()) cluster_ = cluster->release();
   }

@@ -20,7 +20,7 @@ std::unique_ptr<client::LocalCluster> StartFourRanks(
   options.ranks = 2;
   options.backend = "gloo";
   options.env = std::move(env);
-  auto cluster = client::LocalCluster::Start(options);
+  auto cluster = StartCluster(options);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   return cluster.ok() ? std::move(*cluster) : nullptr;
 }

@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "absl/time/clock.h"
 #include "daemon/common/process.h"
+#include "daemon/security/credentials.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 
@@ -72,10 +74,74 @@ CliResult RunBinary(const std::string& binary,
   return result;
 }
 
+namespace {
+
+// The TLS settings the environment names (as the CLI reads them).
+security::TlsOptions EnvironmentTls() {
+  security::TlsOptions tls;
+  auto get = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v ? v : "");
+  };
+  tls.cert_file = get("FABRICPULSE_TLS_CERT");
+  tls.key_file = get("FABRICPULSE_TLS_KEY");
+  tls.ca_file = get("FABRICPULSE_TLS_CA");
+  tls.insecure = get("FABRICPULSE_INSECURE") == "1";
+  return tls;
+}
+
+std::shared_ptr<grpc::ChannelCredentials> ChannelFor(
+    const security::TlsOptions& tls, const security::PeerExpectation& peer) {
+  auto creds = security::Credentials::Create(tls);
+  EXPECT_TRUE(creds.ok()) << creds.status();
+  if (!creds.ok()) return grpc::InsecureChannelCredentials();
+  return (*creds)->Channel(peer);
+}
+
+}  // namespace
+
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address) {
-  return v1::CoordinatorService::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  return v1::CoordinatorService::NewStub(grpc::CreateChannel(
+      address,
+      ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""})));
+}
+
+std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
+    client::LocalCluster& cluster, const v1::AgentInfo& agent) {
+  security::TlsOptions tls = cluster.client_tls();
+  if (!tls.insecure) {
+    auto issued = cluster.Issue({security::Role::kCoordinator, "test"});
+    EXPECT_TRUE(issued.ok()) << issued.status();
+    if (issued.ok()) tls = *issued;
+  }
+  return v1::AgentService::NewStub(grpc::CreateChannel(
+      agent.address(),
+      ChannelFor(tls, {security::Role::kAgent, agent.node_name()})));
+}
+
+void UseClientIdentityOf(const client::LocalCluster& cluster) {
+  const security::TlsOptions& tls = cluster.client_tls();
+  if (tls.insecure) {
+    setenv("FABRICPULSE_INSECURE", "1", 1);
+    for (const char* name : {"FABRICPULSE_TLS_CERT", "FABRICPULSE_TLS_KEY",
+                             "FABRICPULSE_TLS_CA"}) {
+      unsetenv(name);
+    }
+    return;
+  }
+  unsetenv("FABRICPULSE_INSECURE");
+  setenv("FABRICPULSE_TLS_CERT", tls.cert_file.c_str(), 1);
+  setenv("FABRICPULSE_TLS_KEY", tls.key_file.c_str(), 1);
+  setenv("FABRICPULSE_TLS_CA", tls.ca_file.c_str(), 1);
+}
+
+absl::StatusOr<std::unique_ptr<client::LocalCluster>> StartCluster(
+    client::LocalClusterOptions options) {
+  if (options.bin_dir.empty()) options.bin_dir = BinDir();
+  auto cluster = client::LocalCluster::Start(options);
+  if (cluster.ok()) UseClientIdentityOf(**cluster);
+  return cluster;
 }
 
 SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,
@@ -128,7 +194,7 @@ std::unique_ptr<client::LocalCluster> StartCluster(int agents, int ranks) {
   options.agents = agents;
   options.ranks = ranks;
   options.backend = "gloo";
-  auto cluster = client::LocalCluster::Start(options);
+  auto cluster = StartCluster(options);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   return cluster.ok() ? std::move(*cluster) : nullptr;
 }

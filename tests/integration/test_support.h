@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/local/local_cluster.h"
+#include "fabricpulse/v1/agent.grpc.pb.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
 namespace fabricpulse::testing {
@@ -38,8 +40,15 @@ struct SweepOutcome {
   std::vector<v1::StepResult> results;
   v1::SweepFinished finished;
 };
+// A stub on the coordinator at `address`, as the identity of the last
+// cluster started through StartCluster (operator/local, mutual TLS), or
+// plaintext when that cluster is insecure.
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address);
+// A stub on an agent, as the coordinator would call it (a coordinator
+// identity issued by `cluster`'s CA; the agent must present agent/<node>).
+std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
+    client::LocalCluster& cluster, const v1::AgentInfo& agent);
 SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,
                       const v1::SweepSpec& spec,
                       const std::vector<std::string>& nodes = {});
@@ -50,6 +59,14 @@ v1::SweepSpec QuickSpec(const std::vector<std::string>& ops,
 // Starts a local cluster of `agents` x `ranks` Gloo ranks (fails the test
 // on error).
 std::unique_ptr<client::LocalCluster> StartCluster(int agents, int ranks);
+// Starts a cluster with `options` (bin_dir filled in when empty) and makes
+// its operator identity the one Connect and the CLI use: it sets
+// FABRICPULSE_TLS_CERT/_KEY/_CA (or FABRICPULSE_INSECURE) in this process's
+// environment, which RunCli's children inherit. Errors: the cluster's.
+absl::StatusOr<std::unique_ptr<client::LocalCluster>> StartCluster(
+    client::LocalClusterOptions options);
+// The client identity of `cluster`, as StartCluster sets it.
+void UseClientIdentityOf(const client::LocalCluster& cluster);
 uint64_t KvSets(v1::CoordinatorService::Stub& stub);
 std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub);
 // Waits until `condition` holds, polling with a capped backoff; false when

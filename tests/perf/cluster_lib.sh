@@ -4,6 +4,10 @@
 #   cluster_down
 # Optional: COORD_ARGS (a string, split on whitespace) is appended to the
 # coordinator's command line, e.g. COORD_ARGS="--config /tmp/plans.yaml".
+# Every link is mutual TLS: cluster_up makes a throwaway CA in the cluster's
+# folder (`fabricpulse certs`) and exports FABRICPULSE_TLS_CERT/_KEY/_CA as
+# the operator identity, so the script's own `fabricpulse --coordinator
+# "$COORD" ...` calls work; cluster_down unsets them.
 
 CLUSTER_PIDS=()
 CLUSTER_DIR=""
@@ -22,14 +26,21 @@ cluster_up() {
   local agents=$1 ranks=$2 backend=$3
   shift 3
   CLUSTER_DIR=$(mktemp -d /tmp/fabricpulse-cluster-XXXXXX)
+  local tls="$CLUSTER_DIR/tls" ids="coordinator/local,operator/local" i
+  for i in $(seq 0 $((agents - 1))); do ids="$ids,agent/node-$i"; done
+  "$BIN/fabricpulse" certs "$tls" --issue "$ids" >/dev/null || return 1
+  export FABRICPULSE_TLS_CERT="$tls/operator-local.crt"
+  export FABRICPULSE_TLS_KEY="$tls/operator-local.key"
+  export FABRICPULSE_TLS_CA="$tls/ca.crt"
   # shellcheck disable=SC2086  # COORD_ARGS is split into arguments on purpose
   "$BIN/fabricpulse-coordinator" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
     --state-dir "$CLUSTER_DIR/state" --port-file "$CLUSTER_DIR/coord.ports" \
-    ${COORD_ARGS:-} 2>"$CLUSTER_DIR/coord.log" &
+    --tls-cert "$tls/coordinator-local.crt" --tls-key "$tls/coordinator-local.key" \
+    --tls-ca "$tls/ca.crt" ${COORD_ARGS:-} 2>"$CLUSTER_DIR/coord.log" &
   CLUSTER_PIDS+=($!)
   _wait_port_file "$CLUSTER_DIR/coord.ports" || return 1
   COORD=$(sed -n 's/^grpc=//p' "$CLUSTER_DIR/coord.ports")
-  local i flags
+  local flags
   for i in $(seq 0 $((agents - 1))); do
     if [ "$backend" = nccl ]; then
       flags=(--gpus "$(seq -s, $((i * ranks)) $((i * ranks + ranks - 1)))")
@@ -39,6 +50,8 @@ cluster_up() {
     env "$@" "$BIN/fabricpulse-agent" --coordinator "$COORD" --listen 127.0.0.1:0 \
       --metrics-listen 127.0.0.1:0 --node-name "node-$i" --backend "$backend" \
       "${flags[@]}" --port-file "$CLUSTER_DIR/agent-$i.ports" \
+      --tls-cert "$tls/agent-node-$i.crt" --tls-key "$tls/agent-node-$i.key" \
+      --tls-ca "$tls/ca.crt" \
       2>"$CLUSTER_DIR/agent-$i.log" &
     CLUSTER_PIDS+=($!)
     _wait_port_file "$CLUSTER_DIR/agent-$i.ports" || return 1
@@ -60,5 +73,6 @@ cluster_down() {
   for p in "${CLUSTER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${CLUSTER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   CLUSTER_PIDS=()
+  unset FABRICPULSE_TLS_CERT FABRICPULSE_TLS_KEY FABRICPULSE_TLS_CA
   [ -n "${KEEP_LOGS:-}" ] || rm -rf "$CLUSTER_DIR"
 }

@@ -17,7 +17,9 @@
 # SCRAPES (5), COLD_TRIES (3), FABRICPULSE_BIN (build/bin), OUT
 # (build/scale_bench.json), KEEP_LOGS (keep the work folder), COORD_ENV
 # (NAME=VALUE words added to the coordinator's environment, for
-# experiments). Needs python3 and curl.
+# experiments). Needs python3 and curl. The simulated agents speak plaintext
+# gRPC, so the coordinator runs --insecure here: these figures leave out the
+# cost of TLS and of the authorizer.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${FABRICPULSE_BIN:-build/bin}"
@@ -109,7 +111,7 @@ run_size() {
   # Debug logging adds one line per sweep: its phase timings.
   # shellcheck disable=SC2086  # COORD_ENV is split into NAME=VALUE words
   env FABRICPULSE_LOG=debug ${COORD_ENV:-} "$bin/fabricpulse-coordinator" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
-    --state-dir "$dir/state" --port-file "$dir/coord.ports" 2>"$dir/coordinator.log" &
+    --state-dir "$dir/state" --port-file "$dir/coord.ports" --insecure 2>"$dir/coordinator.log" &
   local coord_pid=$!
   PIDS+=("$coord_pid")
   wait_until "the coordinator's port file" 30 has_line "$dir/coord.ports" metrics=
@@ -204,7 +206,7 @@ run_size() {
   : >"$dir/cli_ms"
   for ((i = 0; i < cli_runs; i++)); do
     ta=$(now)
-    if ! "$bin/fabricpulse" --coordinator "$coord" sweep --ops all_reduce --min-bytes 1M \
+    if ! "$bin/fabricpulse" --coordinator "$coord" --insecure sweep --ops all_reduce --min-bytes 1M \
       --max-bytes 1M --output json >"$dir/cli.out" 2>>"$dir/cli.err"; then
       cli_fail=$((cli_fail + 1))
     fi

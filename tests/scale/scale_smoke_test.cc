@@ -137,7 +137,9 @@ class ScaleSmokeTest : public ::testing::Test {
     auto coordinator =
         common::Spawn({{Bin("fabricpulse-coordinator"), "--listen",
                         "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0",
-                        "--state-dir", dir_ + "/state", "--port-file", ports},
+                        "--state-dir", dir_ + "/state", "--port-file", ports,
+                        // fleet_sim's agents speak plaintext gRPC.
+                        "--insecure"},
                        {},
                        dir_ + "/coordinator.log"});
     ASSERT_TRUE(coordinator.ok()) << coordinator.status();

@@ -1,0 +1,41 @@
+// The TLS flags every binary takes, bound to their environment variables:
+// --tls-cert, --tls-key, --tls-ca, --insecure, --trust-domain,
+// --tls-refresh. Included only by the mains (flags live at the binary's
+// edge) and the CLI.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "absl/time/time.h"
+#include "daemon/security/tls_options.h"
+
+namespace fabricpulse::common {
+
+// Adds the flags to `app`, writing into `options` (which outlives it).
+inline void AddTlsFlags(CLI::App& app, security::TlsOptions& options) {
+  app.add_option("--tls-cert", options.cert_file,
+                 "PEM certificate naming this process's identity (URI SAN "
+                 "spiffe://TRUST_DOMAIN/ROLE/NAME)")
+      ->envname("FABRICPULSE_TLS_CERT");
+  app.add_option("--tls-key", options.key_file, "PEM private key")
+      ->envname("FABRICPULSE_TLS_KEY");
+  app.add_option("--tls-ca", options.ca_file,
+                 "PEM CA certificate(s) that peers' certificates chain to")
+      ->envname("FABRICPULSE_TLS_CA");
+  app.add_flag("--insecure", options.insecure,
+               "Plaintext gRPC without identities or authorization (logs a "
+               "warning); never on a shared network")
+      ->envname("FABRICPULSE_INSECURE");
+  app.add_option("--trust-domain", options.trust_domain,
+                 "SPIFFE trust domain of every identity")
+      ->envname("FABRICPULSE_TRUST_DOMAIN")
+      ->capture_default_str();
+  app.add_option_function<int>(
+         "--tls-refresh",
+         [&options](int seconds) { options.refresh = absl::Seconds(seconds); },
+         "Seconds between re-reads of the TLS files, 1 to 3600 (default 10)")
+      ->envname("FABRICPULSE_TLS_REFRESH");
+}
+
+}  // namespace fabricpulse::common

@@ -1,0 +1,31 @@
+// What a handler knows of its caller: the identity the authorizer found,
+// the node binding of agents' calls, and the audit line of a mutating call.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "daemon/security/identity.h"
+#include "grpcpp/server_context.h"
+
+namespace fabricpulse::security {
+
+// The caller's identity; nullopt on a plaintext (--insecure) server.
+std::optional<Identity> CallerIdentity(const grpc::ServerContextBase& context);
+
+// "agent/node-a", or "anonymous ipv4:127.0.0.1:5555" on a plaintext server.
+std::string CallerDescription(const grpc::ServerContextBase& context);
+
+// Logs "audit: <caller> <action>" (info) on one line: control characters
+// of client strings in `action` are shown as '?'.
+void Audit(const grpc::ServerContextBase& context, absl::string_view action);
+
+// The binding of agents' calls to their own node: OK on a plaintext server
+// (no identities there) or when the caller is agent/<node>. Errors:
+// PERMISSION_DENIED naming the caller and the node it claimed.
+absl::Status RequireAgentNode(const grpc::ServerContextBase& context,
+                              absl::string_view node);
+
+}  // namespace fabricpulse::security
