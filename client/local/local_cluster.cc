@@ -102,21 +102,32 @@ absl::Status LocalCluster::CrashAndRestartCoordinator() {
   return StartCoordinator(coordinator_);
 }
 
+std::vector<std::string> LocalCluster::AgentArgv(
+    const std::string& node, const std::string& port_file,
+    const std::string& run_dir) const {
+  return {options_.bin_dir + "/fabricpulse-agent",
+          "--coordinator",
+          coordinator_,
+          "--listen",
+          "127.0.0.1:0",
+          "--metrics-listen",
+          "127.0.0.1:0",
+          "--node-name",
+          node,
+          "--backend",
+          options_.backend,
+          "--port-file",
+          port_file,
+          "--run-dir",
+          run_dir};
+}
+
 absl::Status LocalCluster::StartAgent(int index) {
   common::SpawnOptions agent;
-  agent.argv = {options_.bin_dir + "/fabricpulse-agent",
-                "--coordinator",
-                coordinator_,
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--node-name",
-                NodeName(index),
-                "--backend",
-                options_.backend,
-                "--port-file",
-                absl::StrCat(dir_, "/agent-", index, ".ports")};
+  // The run folder is private to this cluster: two clusters on one host
+  // may both run node local-0.
+  agent.argv = AgentArgv(NodeName(index),
+                         absl::StrCat(dir_, "/agent-", index, ".ports"), dir_);
   if (options_.backend == "nccl") {
     std::string gpus;
     for (int r = 0; r < options_.ranks; ++r) {

@@ -17,6 +17,9 @@ struct AgentConfig {
   int ranks = 0;     // CPU ranks (gloo); 0 = one per GPU or 1
   std::string gpus;  // "0,1,..." (nccl)
   std::string port_file;
+  // Base of the private worker-socket folder (RunDir); empty:
+  // $XDG_RUNTIME_DIR, else /tmp.
+  std::string run_dir;
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;
