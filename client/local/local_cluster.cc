@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -150,21 +151,39 @@ absl::Status LocalCluster::CrashAndRestartCoordinator() {
   return StartCoordinator(coordinator_);
 }
 
+std::vector<std::string> LocalCluster::AgentArgv(const std::string& node,
+                                                 const std::string& port_file,
+                                                 const std::string& run_dir) {
+  std::vector<std::string> argv = {options_.bin_dir + "/fabricpulse-agent",
+                                   "--coordinator",
+                                   coordinator_,
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--metrics-listen",
+                                   "127.0.0.1:0",
+                                   "--node-name",
+                                   node,
+                                   "--backend",
+                                   options_.backend,
+                                   "--port-file",
+                                   port_file,
+                                   "--run-dir",
+                                   run_dir};
+  // Each agent's certificate names its node; an extra node gets one here.
+  const security::Identity id{security::Role::kAgent, node};
+  if (certs_ && access(certs_->OptionsFor(id).cert_file.c_str(), F_OK) != 0) {
+    (void)Issue(id);  // a failure shows as the agent's own TLS error
+  }
+  for (std::string& arg : TlsArgs(id)) argv.push_back(std::move(arg));
+  return argv;
+}
+
 absl::Status LocalCluster::StartAgent(int index) {
   common::SpawnOptions agent;
-  agent.argv = {options_.bin_dir + "/fabricpulse-agent",
-                "--coordinator",
-                coordinator_,
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--node-name",
-                NodeName(index),
-                "--backend",
-                options_.backend,
-                "--port-file",
-                absl::StrCat(dir_, "/agent-", index, ".ports")};
+  // The run folder is private to this cluster: two clusters on one host
+  // may both run node local-0.
+  agent.argv = AgentArgv(NodeName(index),
+                         absl::StrCat(dir_, "/agent-", index, ".ports"), dir_);
   if (options_.backend == "nccl") {
     std::string gpus;
     for (int r = 0; r < options_.ranks; ++r) {
@@ -174,9 +193,6 @@ absl::Status LocalCluster::StartAgent(int index) {
   } else {
     agent.argv.insert(agent.argv.end(),
                       {"--ranks", absl::StrCat(options_.ranks)});
-  }
-  for (std::string& arg : TlsArgs({security::Role::kAgent, NodeName(index)})) {
-    agent.argv.push_back(std::move(arg));
   }
   agent.env = options_.env;
   agent.log_file = absl::StrCat(dir_, "/agent-", index, ".log");

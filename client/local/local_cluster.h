@@ -72,6 +72,16 @@ class LocalCluster {
   // supervisor would. Errors: the new one did not start.
   absl::Status CrashAndRestartCoordinator();
 
+  // The command line (argv[0] first) of an agent of `node` against this
+  // cluster's coordinator, as the cluster starts its own, writing its
+  // ports to `port_file` and its worker sockets under `run_dir`; tests
+  // append --ranks and start extra agents with it.
+  // With TLS, the agent's certificate (agent/<node>) is issued first when
+  // the cluster has none for that node.
+  std::vector<std::string> AgentArgv(const std::string& node,
+                                     const std::string& port_file,
+                                     const std::string& run_dir);
+
   // Waits until `agents` agents are alive with every worker ready.
   absl::Status WaitReady(int agents, absl::Duration timeout) const;
 

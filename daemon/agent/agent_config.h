@@ -20,6 +20,9 @@ struct AgentConfig {
   std::string port_file;
   // --tls-*, --insecure, --trust-domain; the workers use the same files.
   security::TlsOptions tls;
+  // Base of the private worker-socket folder (RunDir); empty:
+  // $XDG_RUNTIME_DIR, else /tmp.
+  std::string run_dir;
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

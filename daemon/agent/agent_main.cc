@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
                  "listening")
       ->envname("FABRICPULSE_PORT_FILE");
   fabricpulse::common::AddTlsFlags(app, config.tls);
+  app.add_option("--run-dir", config.run_dir,
+                 "Folder for the private worker-socket folder "
+                 "DIR/fabricpulse-agent-UID/NODE/ (default: $XDG_RUNTIME_DIR, "
+                 "else /tmp)")
+      ->envname("FABRICPULSE_RUN_DIR");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
   auto server = fabricpulse::agent::AgentServer::Start(config);

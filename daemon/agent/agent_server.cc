@@ -1,8 +1,6 @@
 #include "daemon/agent/agent_server.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -70,11 +68,16 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
 
   std::unique_ptr<AgentServer> s(new AgentServer);
   s->credentials_ = *std::move(credentials);
-  char dir_template[] = "/tmp/fabricpulse-agent-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) {
-    return absl::InternalError("cannot create a socket directory under /tmp");
-  }
-  s->socket_dir_ = dir_template;
+  const std::string boot_id = RandomId();
+  // Before any port is bound: a second agent of this node is refused here.
+  RunDirOptions run_dir;
+  run_dir.base = config.run_dir;
+  run_dir.node_name = config.node_name;
+  run_dir.longest_entry = WorkerSupervisor::SocketName(
+      std::max(0, static_cast<int>(gpus.size()) - 1), boot_id);
+  auto acquired = RunDir::Acquire(run_dir);
+  if (!acquired.ok()) return acquired.status();
+  s->run_dir_ = std::move(*acquired);
   const std::string host = common::AdvertisedHost(listen->host);
   auto metrics = common::MetricsServer::Start(config.metrics_listen, "agent");
   if (!metrics.ok()) return metrics.status();
@@ -86,11 +89,11 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   AgentServer* self = s.get();
   SupervisorOptions sup;
   sup.worker_binary = worker_binary;
-  sup.socket_dir = s->socket_dir_;
+  sup.socket_dir = s->run_dir_->path();
   sup.backend = backend;
   sup.host = host;
   sup.gpus = gpus;
-  sup.boot_id = RandomId();
+  sup.boot_id = boot_id;
   sup.worker_tls = config.tls;
   sup.on_restart = [self](int) { self->agent_metrics_->WorkerRestarted(); };
   sup.on_abort_kill = [self](int) {
@@ -161,10 +164,7 @@ void AgentServer::Shutdown(absl::Duration deadline) {
   if (supervisor_) supervisor_->Stop();
   registration_ptr_ = nullptr;
   FP_LOG_DEBUG("workers stopped");
-  if (!socket_dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(socket_dir_, ec);
-  }
+  if (run_dir_) run_dir_->Remove();
 }
 
 AgentServer::~AgentServer() { Shutdown(absl::Seconds(3)); }

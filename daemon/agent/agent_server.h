@@ -17,6 +17,7 @@
 #include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/registration.h"
+#include "daemon/agent/run_dir.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "daemon/common/metrics_server.h"
 #include "daemon/security/credentials.h"
@@ -31,15 +32,17 @@ class AgentServer {
   // worker binary says whether it has NCCL), starts /metrics, the workers,
   // the busy-GPU probe, the gRPC server and registration, and writes the
   // port file. Errors: INVALID_ARGUMENT a bad flag; FAILED_PRECONDITION the
-  // backend cannot run here (naming why); UNAVAILABLE an address cannot be
-  // bound; INTERNAL the socket folder or port file cannot be written.
+  // backend cannot run here (naming why), the run folder is refused, or
+  // another agent of this node name holds it (RunDir::Acquire);
+  // UNAVAILABLE an address cannot be bound; INTERNAL the run folder or
+  // port file cannot be written.
   static absl::StatusOr<std::unique_ptr<AgentServer>> Start(
       const AgentConfig& config);
   ~AgentServer();  // Shutdown(3 s)
 
   // Stops registering, shuts the gRPC server down (calls still open at
   // `deadline` are cancelled), stops the probe and the workers, removes the
-  // socket folder. Idempotent.
+  // run folder. Idempotent.
   void Shutdown(absl::Duration deadline);
 
  private:
@@ -50,7 +53,7 @@ class AgentServer {
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
   std::shared_ptr<security::Credentials> credentials_;
-  std::string socket_dir_;
+  std::unique_ptr<RunDir> run_dir_;
   std::unique_ptr<common::MetricsServer> metrics_;
   std::unique_ptr<AgentMetrics> agent_metrics_;
   // Set before the supervisor starts, cleared after it stops.

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "daemon/agent/grpc_worker_client.h"
 #include "daemon/common/process.h"
+#include "daemon/common/unix_socket.h"
 #include "daemon/core/log.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
@@ -18,8 +19,14 @@ WorkerSupervisor::WorkerSupervisor(SupervisorOptions options)
 
 WorkerSupervisor::~WorkerSupervisor() { Stop(); }
 
+std::string WorkerSupervisor::SocketName(int index,
+                                         const std::string& boot_id) {
+  return absl::StrCat("worker-", index, ".", boot_id, ".sock");
+}
+
 std::string WorkerSupervisor::SocketPath(int index) const {
-  return absl::StrCat(options_.socket_dir, "/worker-", index, ".sock");
+  return absl::StrCat(options_.socket_dir, "/",
+                      SocketName(index, options_.boot_id));
 }
 
 void WorkerSupervisor::Start() {
@@ -28,15 +35,42 @@ void WorkerSupervisor::Start() {
   }
 }
 
-bool WorkerSupervisor::WaitReady(int index,
+bool WorkerSupervisor::WaitReady(int index, pid_t pid,
                                  const std::shared_ptr<grpc::Channel>& channel,
                                  std::string* backend_version) {
   auto stub = v1::WorkerService::NewStub(channel);
   const absl::Time deadline = absl::Now() + options_.ready_timeout;
+  const std::string path = SocketPath(index);
+  const common::AllowedPeer worker{geteuid(), pid,
+                                   absl::StrCat("worker ", index)};
+  bool checked = false;
+  std::string logged;  // the last check failure logged
+  absl::Duration recheck = absl::Milliseconds(2);
   while (absl::Now() < deadline) {
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return false;
+    }
+    if (!checked) {
+      // The file appears, then is listened on, a few ms after the spawn;
+      // anything else (wrong owner, mode or server) is logged once and, if
+      // it lasts, ends as "not ready in time": the worker is respawned.
+      absl::Status check = common::CheckSocketServer(path, worker);
+      if (!check.ok()) {
+        const bool starting =
+            absl::IsNotFound(check) || absl::IsUnavailable(check);
+        if (!starting && check.message() != logged) {
+          logged = std::string(check.message());
+          FP_LOG_ERROR(absl::StrCat("worker ", index, " (pid ", pid,
+                                    "): refusing its socket: ", logged));
+        }
+        absl::MutexLock lock(&mu_);
+        mu_.AwaitWithDeadline(absl::Condition(&stopping_),
+                              std::min(deadline, absl::Now() + recheck));
+        recheck = std::min(recheck * 2, absl::Milliseconds(50));
+        continue;
+      }
+      checked = true;
     }
     grpc::ClientContext ctx;
     // wait_for_ready: the call waits (bounded) for the socket to appear.
@@ -108,7 +142,7 @@ void WorkerSupervisor::Monitor(int index) {
       slots_[index].channel = channel;
     }
     std::string backend_version;
-    const bool ready = WaitReady(index, channel, &backend_version);
+    const bool ready = WaitReady(index, *pid, channel, &backend_version);
     // Only the slot keeps the channel: Stop() drops it so the worker's
     // server does not wait on an open connection while shutting down.
     channel.reset();

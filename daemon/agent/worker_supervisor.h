@@ -21,12 +21,15 @@ namespace fabricpulse::agent {
 
 struct SupervisorOptions {
   std::string worker_binary;
+  // The agent's private run folder (RunDir): the sockets go in it.
   std::string socket_dir;
   std::string backend;  // resolved: "gloo" or "nccl"
   std::string host;     // Gloo bind address for the workers
   // One entry per worker: its GPU index, or -1 for CPU ranks.
   std::vector<int> gpus;
-  // A new incarnation id prefix per agent start.
+  // A new incarnation id prefix per agent start; also in the socket names,
+  // so a worker that outlived a killed agent never unlinks a socket of
+  // this one.
   std::string boot_id;
   // The agent's TLS files (or --insecure): the workers present the agent's
   // identity to the coordinator's rendezvous store.
@@ -41,7 +44,8 @@ struct SupervisorOptions {
   // Called (from a monitor thread, without locks held) when a worker
   // becomes ready or dies.
   std::function<void(int local_index)> on_change;
-  // How long a worker may take to serve Ping after spawning.
+  // How long a worker may take to serve Ping after spawning (its socket
+  // checked first: ours, 0600, served by the pid spawned).
   absl::Duration ready_timeout = absl::Seconds(30);
 };
 
@@ -68,6 +72,9 @@ class WorkerSupervisor final : public LocalWorkers {
             KillCause cause) override;
   std::string KillReason(int local_index) const override;
 
+  // The socket file name of worker `index` ("worker-<index>.<boot>.sock").
+  static std::string SocketName(int index, const std::string& boot_id);
+
   // Waits until every worker is ready; false on timeout.
   bool WaitAllReady(absl::Duration timeout) const;
 
@@ -92,9 +99,11 @@ class WorkerSupervisor final : public LocalWorkers {
   };
 
   void Monitor(int index);
-  // Pings the new worker until it answers (true, with the backend version
-  // it reports), the ready timeout passes or Stop() begins (false).
-  bool WaitReady(int index, const std::shared_ptr<grpc::Channel>& channel,
+  // Waits until the new worker's socket is private and served by `pid`,
+  // then pings it until it answers (true, with the backend version it
+  // reports); false when the ready timeout passes or Stop() begins.
+  bool WaitReady(int index, pid_t pid,
+                 const std::shared_ptr<grpc::Channel>& channel,
                  std::string* backend_version);
   std::string SocketPath(int index) const;
 

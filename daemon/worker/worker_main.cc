@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
         throw CLI::Success();
       },
       "Print the backends built in (e.g. \"gloo nccl\") and exit");
-  app.add_option("--socket", config.socket, "Unix socket path to serve on")
+  app.add_option("--socket", config.socket,
+                 "Unix socket path to serve on, in a 0700 folder; only the "
+                 "parent process (the agent) is served")
       ->required();
   app.add_option("--backend", config.backend.name, "gloo or nccl")->required();
   app.add_option("--host", config.backend.host,

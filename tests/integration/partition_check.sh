@@ -90,7 +90,7 @@ coord=$(port_of "$dir/coord.ports")
 start_agent() {  # start_agent NAMESPACE NODE IP
   ip netns exec "$1" "$bin/fabricpulse-agent" --coordinator "$coord" --listen "$3:0" \
     --metrics-listen 127.0.0.1:0 --node-name "$2" --backend gloo --ranks 2 \
-    --port-file "$dir/$2.ports" $(tls_of "agent-$2") 2>"$dir/$2.log" &
+    --port-file "$dir/$2.ports" $(tls_of "agent-$2") --run-dir "$dir" 2>"$dir/$2.log" &
   pids+=($!)
 }
 start_agent "$ns_a" node-0 "$ip_a"
