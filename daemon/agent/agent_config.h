@@ -17,6 +17,8 @@ struct AgentConfig {
   int ranks = 0;     // CPU ranks (gloo); 0 = one per GPU or 1
   std::string gpus;  // "0,1,..." (nccl)
   std::string port_file;
+  std::string web_config_file;  // /metrics TLS and basic auth; "" = none
+  std::string health_listen;    // plaintext grpc.health.v1 only; "" = none
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

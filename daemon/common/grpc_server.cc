@@ -5,12 +5,14 @@
 namespace fabricpulse::common {
 
 absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service) {
+                                                grpc::Service* service,
+                                                grpc::Service* health) {
   ListeningServer out;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
                            &out.port);
   builder.RegisterService(service);
+  if (health != nullptr) builder.RegisterService(health);
   out.server = builder.BuildAndStart();
   if (!out.server || out.port == 0) {
     return absl::UnavailableError(

@@ -15,9 +15,11 @@ struct ListeningServer {
   int port = 0;  // the port bound (the one picked when `listen` had :0)
 };
 
-// Serves `service` (which outlives the server) on `listen` (HOST:PORT).
+// Serves `service` (which outlives the server) on `listen` (HOST:PORT),
+// and `health` (grpc.health.v1, health_endpoint.h) beside it when given.
 // Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad host).
-absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service);
+absl::StatusOr<ListeningServer> StartGrpcServer(
+    const std::string& listen, grpc::Service* service,
+    grpc::Service* health = nullptr);
 
 }  // namespace fabricpulse::common

@@ -11,8 +11,10 @@ struct CoordinatorDaemonConfig {
   std::string listen = "0.0.0.0:0";          // gRPC HOST:PORT
   std::string metrics_listen = "0.0.0.0:0";  // /metrics HOST:PORT
   std::string state_dir;                     // history.db lives here
-  std::string config;     // plans and schedules (YAML); "" = none
-  std::string port_file;  // "" = none
+  std::string config;           // plans and schedules (YAML); "" = none
+  std::string port_file;        // "" = none
+  std::string web_config_file;  // /metrics TLS and basic auth; "" = none
+  std::string health_listen;    // plaintext grpc.health.v1 only; "" = none
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;
