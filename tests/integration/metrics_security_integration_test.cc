@@ -1,54 +1,25 @@
-// The daemons' /metrics web config (TLS, mutual TLS, basic auth), their
-// slow-client bounds and grpc.health.v1, on real coordinator and agent
-// processes (issue 13, item 4).
+// The daemons' /metrics web config (TLS, mutual TLS, basic auth) and their
+// slow-client bounds, on real coordinator and agent processes (issue 13,
+// item 4; grpc.health.v1 is in health_integration_test.cc).
 #include <crypt.h>
-#include <signal.h>
 
 #include <fstream>
 #include <memory>
-#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/common/basic_auth.h"
 #include "daemon/common/metrics_server.h"
-#include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
-#include "fabricpulse/v1/coordinator.grpc.pb.h"
-#include "grpc/health/v1/health.grpc.pb.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/integration/daemon_launch.h"
 #include "tests/integration/http_client.h"
 #include "tests/integration/test_pki.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
 namespace {
-
-using grpc::health::v1::Health;
-using grpc::health::v1::HealthCheckRequest;
-using grpc::health::v1::HealthCheckResponse;
-
-std::string TempDir() {
-  char tmpl[] = "/tmp/fp-metrics-sec-XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  EXPECT_NE(dir, nullptr);
-  return dir == nullptr ? "/tmp" : dir;
-}
-
-std::string WriteFile(const std::string& dir, const std::string& name,
-                      const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
 
 // A bcrypt hash of `password` (cost 4: fast tests; any cost works).
 std::string Hash(const std::string& password, const char* prefix = "$2y$") {
@@ -58,78 +29,6 @@ std::string Hash(const std::string& password, const char* prefix = "$2y$") {
   auto hash = common::BcryptHash(password, setting);
   EXPECT_TRUE(hash.has_value());
   return hash.value_or("");
-}
-
-// A daemon started from the built binaries, stopped (SIGTERM) at the end.
-struct Daemon {
-  pid_t pid = -1;
-  common::BoundPorts ports;
-  std::string log;
-  ~Daemon() {
-    if (pid > 0) common::TerminateProcess(pid, absl::Seconds(10));
-  }
-};
-
-std::vector<std::string> CoordinatorArgs(const std::string& dir) {
-  return {BinDir() + "/fabricpulse-coordinator",
-          "--listen",
-          "127.0.0.1:0",
-          "--metrics-listen",
-          "127.0.0.1:0",
-          "--state-dir",
-          dir + "/state",
-          "--port-file",
-          dir + "/coord.ports"};
-}
-
-// Starts argv (whose --port-file is `ports`); fails the test unless its port
-// file appears.
-std::unique_ptr<Daemon> Start(std::vector<std::string> argv,
-                              const std::string& ports,
-                              const std::string& log) {
-  auto daemon = std::make_unique<Daemon>();
-  daemon->log = log;
-  common::SpawnOptions spawn;
-  spawn.argv = std::move(argv);
-  spawn.log_file = log;
-  auto pid = common::Spawn(spawn);
-  EXPECT_TRUE(pid.ok()) << pid.status();
-  if (!pid.ok()) return nullptr;
-  daemon->pid = *pid;
-  auto bound = common::WaitForPortFile(ports, absl::Seconds(30));
-  EXPECT_TRUE(bound.ok()) << bound.status() << "\n" << ReadFile(log);
-  if (!bound.ok()) return nullptr;
-  daemon->ports = *bound;
-  return daemon;
-}
-
-std::unique_ptr<Daemon> StartCoordinator(const std::string& dir,
-                                         std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = CoordinatorArgs(dir);
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  return Start(argv, dir + "/coord.ports", dir + "/coord.log");
-}
-
-std::unique_ptr<Daemon> StartAgent(const std::string& dir,
-                                   const std::string& coordinator,
-                                   std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {BinDir() + "/fabricpulse-agent",
-                                   "--coordinator",
-                                   coordinator,
-                                   "--listen",
-                                   "127.0.0.1:0",
-                                   "--metrics-listen",
-                                   "127.0.0.1:0",
-                                   "--node-name",
-                                   "node-a",
-                                   "--backend",
-                                   "gloo",
-                                   "--ranks",
-                                   "1",
-                                   "--port-file",
-                                   dir + "/agent.ports"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  return Start(argv, dir + "/agent.ports", dir + "/agent.log");
 }
 
 // Runs the coordinator with `web_config` and expects it to stop at start:
@@ -417,102 +316,6 @@ TEST(MetricsBoundsTest, SlowClientsDoNotStarveAScrapeAndAreCutAtTheTimeout) {
   const absl::Duration took = absl::Now() - opened;
   EXPECT_GE(took, common::kMetricsRequestTimeout - absl::Milliseconds(500));
   EXPECT_LT(took, limit);
-}
-
-std::unique_ptr<Health::Stub> HealthStub(const std::string& address) {
-  return Health::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-}
-
-grpc::Status Check(const std::string& address, const std::string& service,
-                   HealthCheckResponse* response) {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
-  HealthCheckRequest request;
-  request.set_service(service);
-  return HealthStub(address)->Check(&context, request, response);
-}
-
-void ExpectServing(const std::string& address, const std::string& service) {
-  HealthCheckResponse response;
-  grpc::Status status = Check(address, service, &response);
-  ASSERT_TRUE(status.ok()) << address << " '" << service
-                           << "': " << status.error_message();
-  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING)
-      << address << " '" << service << "'";
-}
-
-TEST(HealthTest, BothDaemonsServeHealthOnTheMainAndTheHealthPort) {
-  const std::string dir = TempDir();
-  auto coordinator = StartCoordinator(dir, {"--health-listen", "127.0.0.1:0"});
-  ASSERT_NE(coordinator, nullptr);
-  ASSERT_FALSE(coordinator->ports.health.empty());
-  EXPECT_TRUE(absl::StrContains(ReadFile(dir + "/coord.ports"),
-                                "health=" + coordinator->ports.health));
-  auto agent = StartAgent(dir, coordinator->ports.grpc,
-                          {"--health-listen", "127.0.0.1:0"});
-  ASSERT_NE(agent, nullptr);
-  ASSERT_FALSE(agent->ports.health.empty());
-
-  for (const std::string& address :
-       {coordinator->ports.grpc, coordinator->ports.health}) {
-    ExpectServing(address, "");
-    ExpectServing(address, "fabricpulse.v1.CoordinatorService");
-  }
-  for (const std::string& address : {agent->ports.grpc, agent->ports.health}) {
-    ExpectServing(address, "");
-    ExpectServing(address, "fabricpulse.v1.AgentService");
-  }
-  HealthCheckResponse response;
-  EXPECT_EQ(Check(coordinator->ports.health, "no.such.Service", &response)
-                .error_code(),
-            grpc::StatusCode::NOT_FOUND);
-
-  // The health port serves nothing else.
-  auto stub = v1::CoordinatorService::NewStub(grpc::CreateChannel(
-      coordinator->ports.health, grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
-  v1::ListAgentsRequest request;
-  v1::ListAgentsResponse agents;
-  EXPECT_EQ(stub->ListAgents(&context, request, &agents).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
-
-  // The CLI's probe (the image's HEALTHCHECK).
-  CliResult cli = RunCli({"health", agent->ports.health});
-  EXPECT_EQ(cli.exit_code, 0) << cli.err;
-  EXPECT_EQ(cli.out, "SERVING\n");
-}
-
-TEST(HealthTest, ShutdownSaysNotServingThenTheListenerGoes) {
-  const std::string dir = TempDir();
-  auto coordinator = StartCoordinator(dir, {"--health-listen", "127.0.0.1:0"});
-  ASSERT_NE(coordinator, nullptr);
-  const std::string health = coordinator->ports.health;
-  ExpectServing(health, "");
-
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-  HealthCheckRequest request;
-  auto stub = HealthStub(health);
-  auto watch = stub->Watch(&context, request);
-  HealthCheckResponse update;
-  ASSERT_TRUE(watch->Read(&update));
-  EXPECT_EQ(update.status(), HealthCheckResponse::SERVING);
-
-  ASSERT_EQ(kill(coordinator->pid, SIGTERM), 0);
-  ASSERT_TRUE(watch->Read(&update));
-  EXPECT_EQ(update.status(), HealthCheckResponse::NOT_SERVING);
-  // The stream ends (the service ends it, it does not hold the shutdown).
-  EXPECT_FALSE(watch->Read(&update));
-  auto exit = common::WaitForExit(coordinator->pid, absl::Seconds(10));
-  ASSERT_TRUE(exit.has_value());
-  coordinator->pid = -1;
-  EXPECT_EQ(exit->exit_code, 0);
-  HealthCheckResponse response;
-  EXPECT_FALSE(Check(health, "", &response).ok());
-  CliResult cli = RunCli({"health", health});
-  EXPECT_EQ(cli.exit_code, 3) << cli.out << cli.err;
 }
 
 }  // namespace
