@@ -10,6 +10,7 @@
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/health_command.h"
 #include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
 #include "client/local/local_backend.h"
@@ -273,6 +274,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CommandSet in_local;
   fabricpulse::client::AddCommands(*local, in_local);
+  // Not under `local`: it asks any daemon, not the local cluster.
+  std::string health_address, health_service;
+  CLI::App* health = app.add_subcommand(
+      "health",
+      "Ask a daemon's grpc.health.v1 (its --health-listen HOST:PORT); exit "
+      "0 when SERVING");
+  health->add_option("address", health_address, "HOST:PORT")->required();
+  health->add_option("--service", health_service,
+                     "Service name (default: the server as a whole)");
 
   try {
     app.parse(argc, argv);
@@ -288,5 +298,9 @@ int main(int argc, char** argv) {
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
+  if (health->parsed()) {
+    return fabricpulse::client::RunHealthCommand(health_address,
+                                                 health_service);
+  }
   return fabricpulse::client::RunSelected(direct, coordinator);
 }

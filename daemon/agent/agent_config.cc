@@ -28,6 +28,10 @@ absl::Status AgentConfig::Validate() const {
     auto hp = common::ParseHostPort(*value, flag);
     if (!hp.ok()) return hp.status();
   }
+  if (!health_listen.empty()) {
+    auto hp = common::ParseHostPort(health_listen, "--health-listen");
+    if (!hp.ok()) return hp.status();
+  }
   if (node_name.empty()) {
     return absl::InvalidArgumentError("--node-name: must not be empty");
   }

@@ -23,6 +23,8 @@ struct AgentConfig {
   // Base of the private worker-socket folder (RunDir); empty:
   // $XDG_RUNTIME_DIR, else /tmp.
   std::string run_dir;
+  std::string web_config_file;  // /metrics TLS and basic auth; "" = none
+  std::string health_listen;    // plaintext grpc.health.v1 only; "" = none
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
                  "order, which the busy-GPU check also uses")
       ->envname("FABRICPULSE_GPUS");
   app.add_option("--port-file", config.port_file,
-                 "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
-                 "listening")
+                 "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
+                 "health=HOST:PORT) here once listening")
       ->envname("FABRICPULSE_PORT_FILE");
   fabricpulse::common::AddTlsFlags(app, config.tls);
   app.add_option("--run-dir", config.run_dir,
@@ -53,6 +53,14 @@ int main(int argc, char** argv) {
                  "DIR/fabricpulse-agent-UID/NODE/ (default: $XDG_RUNTIME_DIR, "
                  "else /tmp)")
       ->envname("FABRICPULSE_RUN_DIR");
+  app.add_option("--web-config-file", config.web_config_file,
+                 "TLS and basic auth for /metrics, in the Prometheus "
+                 "exporter-toolkit web config format (docs/metrics.md)")
+      ->envname("FABRICPULSE_WEB_CONFIG_FILE");
+  app.add_option("--health-listen", config.health_listen,
+                 "Also serve grpc.health.v1, and only it, in plaintext on "
+                 "HOST:PORT (for probes without a client certificate)")
+      ->envname("FABRICPULSE_HEALTH_LISTEN");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
   auto server = fabricpulse::agent::AgentServer::Start(config);

@@ -79,7 +79,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   if (!acquired.ok()) return acquired.status();
   s->run_dir_ = std::move(*acquired);
   const std::string host = common::AdvertisedHost(listen->host);
-  auto metrics = common::MetricsServer::Start(config.metrics_listen, "agent");
+  auto metrics = common::MetricsServer::Start(config.metrics_listen, "agent",
+                                              config.web_config_file);
   if (!metrics.ok()) return metrics.status();
   s->metrics_ = std::move(*metrics);
   s->agent_metrics_ =
@@ -120,12 +121,17 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
       s->gpu_probe_.get());
+  auto health = common::HealthEndpoint::Start(
+      config.health_listen, {v1::AgentService::service_full_name()});
+  if (!health.ok()) return health.status();
+  s->health_ = std::move(*health);
   auto listening = common::StartGrpcServer(
       config.listen, s->service_.get(),
       s->credentials_->Server(std::make_shared<security::Authorizer>(
           config.tls.trust_domain,
           security::PolicySource::BuiltIn(security::Service::kAgent,
-                                          config.tls.trust_domain))));
+                                          config.tls.trust_domain))),
+      s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;
@@ -138,12 +144,13 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   s->supervisor_->Start();
   if (!config.port_file.empty()) {
     absl::Status written = common::WritePortFile(
-        config.port_file,
-        {common::JoinHostPort(listen->host, port), s->metrics_->address()});
+        config.port_file, {common::JoinHostPort(listen->host, port),
+                           s->metrics_->address(), s->health_->address()});
     if (!written.ok()) return written;
   }
   if (s->gpu_probe_) s->gpu_probe_->Start();
   s->registration_->Start();
+  s->health_->SetServing();
   FP_LOG_INFO(absl::StrCat("node ", config.node_name, " serving on ",
                            common::JoinHostPort(host, port), ", ", gpus.size(),
                            " ", backend, " rank(s)"));
@@ -156,6 +163,8 @@ void AgentServer::Shutdown(absl::Duration deadline) {
     if (shut_down_) return;
     shut_down_ = true;
   }
+  // Probes see NOT_SERVING from the first moment of the shutdown.
+  if (health_) health_->NotServing();
   if (registration_) registration_->Stop();
   FP_LOG_DEBUG("registration stopped");
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
@@ -165,6 +174,7 @@ void AgentServer::Shutdown(absl::Duration deadline) {
   registration_ptr_ = nullptr;
   FP_LOG_DEBUG("workers stopped");
   if (run_dir_) run_dir_->Remove();
+  if (health_) health_->Stop(absl::Seconds(1));
 }
 
 AgentServer::~AgentServer() { Shutdown(absl::Seconds(3)); }

@@ -19,6 +19,7 @@
 #include "daemon/agent/registration.h"
 #include "daemon/agent/run_dir.h"
 #include "daemon/agent/worker_supervisor.h"
+#include "daemon/common/health_endpoint.h"
 #include "daemon/common/metrics_server.h"
 #include "daemon/security/credentials.h"
 #include "grpcpp/grpcpp.h"
@@ -66,6 +67,8 @@ class AgentServer {
   std::unique_ptr<GpuBusyProbe> gpu_probe_;
   CoordinatorContact contact_;
   std::unique_ptr<AgentServiceImpl> service_;
+  // Before server_: its service is registered there and must outlive it.
+  std::unique_ptr<common::HealthEndpoint> health_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<Registration> registration_;
 };

@@ -6,11 +6,13 @@ namespace fabricpulse::common {
 
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
-    std::shared_ptr<grpc::ServerCredentials> credentials) {
+    std::shared_ptr<grpc::ServerCredentials> credentials,
+    grpc::Service* health) {
   ListeningServer out;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(listen, std::move(credentials), &out.port);
   builder.RegisterService(service);
+  if (health != nullptr) builder.RegisterService(health);
   out.server = builder.BuildAndStart();
   if (!out.server || out.port == 0) {
     return absl::UnavailableError(

@@ -17,10 +17,12 @@ struct ListeningServer {
 
 // Serves `service` (which outlives the server) on `listen` (HOST:PORT) with
 // `credentials` (security::Credentials::Server: mutual TLS and the
-// authorizer, or plaintext with --insecure). Errors: UNAVAILABLE "--listen:
+// authorizer, or plaintext with --insecure), and `health` (grpc.health.v1,
+// health_endpoint.h) beside it when given. Errors: UNAVAILABLE "--listen:
 // cannot listen on ..." (in use, bad host).
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
-    std::shared_ptr<grpc::ServerCredentials> credentials);
+    std::shared_ptr<grpc::ServerCredentials> credentials,
+    grpc::Service* health = nullptr);
 
 }  // namespace fabricpulse::common

@@ -20,6 +20,7 @@ bool TryRead(const std::string& path, BoundPorts* ports) {
   while (std::getline(in, line)) {
     if (absl::StartsWith(line, "grpc=")) read.grpc = line.substr(5);
     if (absl::StartsWith(line, "metrics=")) read.metrics = line.substr(8);
+    if (absl::StartsWith(line, "health=")) read.health = line.substr(7);
   }
   if (read.grpc.empty() || read.metrics.empty()) return false;
   *ports = read;
@@ -34,6 +35,7 @@ absl::Status WritePortFile(const std::string& path, const BoundPorts& ports) {
     std::ofstream out(tmp, std::ios::trunc);
     out << "grpc=" << ports.grpc << "\n"
         << "metrics=" << ports.metrics << "\n";
+    if (!ports.health.empty()) out << "health=" << ports.health << "\n";
     out.flush();
     if (!out) {
       return absl::InternalError(

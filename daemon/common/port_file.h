@@ -1,5 +1,8 @@
 // The daemons' --port-file: two lines "grpc=HOST:PORT" and
-// "metrics=HOST:PORT", written atomically once both listeners are up.
+// "metrics=HOST:PORT", and a third "health=HOST:PORT" when the daemon has a
+// --health-listen, written atomically once every listener is up. Readers
+// ignore lines they do not know, so an old reader reads a new file and a
+// new reader an old one (health then empty).
 #pragma once
 
 #include <string>
@@ -13,6 +16,9 @@ namespace fabricpulse::common {
 struct BoundPorts {
   std::string grpc;     // HOST:PORT
   std::string metrics;  // HOST:PORT
+  // HOST:PORT; "" when there is no health listener. Initialized, so that
+  // {grpc, metrics} still compiles without -Wmissing-field-initializers.
+  std::string health = {};
 };
 
 // Writes to a temporary file and renames it, so a reader never sees half a

@@ -12,6 +12,10 @@ absl::Status CoordinatorDaemonConfig::Validate() const {
     auto parsed = common::ParseHostPort(value, flag);
     if (!parsed.ok()) return parsed.status();
   }
+  if (!health_listen.empty()) {
+    auto parsed = common::ParseHostPort(health_listen, "--health-listen");
+    if (!parsed.ok()) return parsed.status();
+  }
   if (state_dir.empty()) {
     return absl::InvalidArgumentError(
         "--state-dir: required; a directory for the coordinator's history");

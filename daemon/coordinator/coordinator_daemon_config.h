@@ -18,6 +18,8 @@ struct CoordinatorDaemonConfig {
   // gRPC authorization-policy JSON replacing the built-in roles; "" = the
   // built-in policy (security::AuthzPolicy::DefaultJson).
   std::string authz_policy;
+  std::string web_config_file;  // /metrics TLS and basic auth; "" = none
+  std::string health_listen;    // plaintext grpc.health.v1 only; "" = none
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

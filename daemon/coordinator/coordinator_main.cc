@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
                  "YAML file with plans and cron schedules")
       ->envname("FABRICPULSE_CONFIG");
   app.add_option("--port-file", config.port_file,
-                 "Write grpc=HOST:PORT and metrics=HOST:PORT here once "
-                 "listening")
+                 "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
+                 "health=HOST:PORT) here once listening")
       ->envname("FABRICPULSE_PORT_FILE");
   fabricpulse::common::AddTlsFlags(app, config.tls);
   app.add_option("--authz-policy", config.authz_policy,
@@ -44,6 +44,14 @@ int main(int argc, char** argv) {
                  "(re-read when it changes; see "
                  "deploy/config/authz-policy.json)")
       ->envname("FABRICPULSE_AUTHZ_POLICY");
+  app.add_option("--web-config-file", config.web_config_file,
+                 "TLS and basic auth for /metrics, in the Prometheus "
+                 "exporter-toolkit web config format (docs/metrics.md)")
+      ->envname("FABRICPULSE_WEB_CONFIG_FILE");
+  app.add_option("--health-listen", config.health_listen,
+                 "Also serve grpc.health.v1, and only it, in plaintext on "
+                 "HOST:PORT (for probes without a client certificate)")
+      ->envname("FABRICPULSE_HEALTH_LISTEN");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag("coordinator");
   auto server = fabricpulse::coordinator::CoordinatorServer::Start(config);

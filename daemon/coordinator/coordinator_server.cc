@@ -71,8 +71,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                 " sweep(s) from before the restart marked "
                                 "interrupted"));
   }
-  auto metrics =
-      common::MetricsServer::Start(config.metrics_listen, "coordinator");
+  auto metrics = common::MetricsServer::Start(
+      config.metrics_listen, "coordinator", config.web_config_file);
   if (!metrics.ok()) return metrics.status();
   s->metrics_ = std::move(*metrics);
   s->coordinator_metrics_ =
@@ -89,10 +89,15 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
       s->orchestrator_.get(), &s->store_, s->history_.get());
 
+  auto health = common::HealthEndpoint::Start(
+      config.health_listen, {v1::CoordinatorService::service_full_name()});
+  if (!health.ok()) return health.status();
+  s->health_ = std::move(*health);
   auto listening = common::StartGrpcServer(
       config.listen, s->service_.get(),
       s->credentials_->Server(std::make_shared<security::Authorizer>(
-          config.tls.trust_domain, s->policy_)));
+          config.tls.trust_domain, s->policy_)),
+      s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;
@@ -103,11 +108,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       common::JoinHostPort(common::AdvertisedHost(listen->host), port));
   if (!config.port_file.empty()) {
     absl::Status written = common::WritePortFile(
-        config.port_file, {s->grpc_address_, s->metrics_->address()});
+        config.port_file,
+        {s->grpc_address_, s->metrics_->address(), s->health_->address()});
     if (!written.ok()) return written;
   }
-  FP_LOG_INFO(absl::StrCat("listening on ", s->grpc_address_, ", metrics on ",
-                           s->metrics_->address()));
+  FP_LOG_INFO(
+      absl::StrCat("listening on ", s->grpc_address_, ", metrics on ",
+                   s->metrics_->address(),
+                   s->health_->address().empty()
+                       ? ""
+                       : absl::StrCat(", health on ", s->health_->address())));
   // Cron schedules run their plans through the same path as the CLI, held
   // back while a member's GPU is busy (unless allowed).
   s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
@@ -124,6 +134,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       orchestrator->UpdateAgentMetrics();
     }
   });
+  s->health_->SetServing();
   return s;
 }
 
@@ -133,6 +144,8 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
     if (shut_down_) return;
     shut_down_ = true;
   }
+  // Probes see NOT_SERVING from the first moment of the shutdown.
+  if (health_) health_->NotServing();
   if (housekeeping_.joinable()) {
     stop_housekeeping_.Notify();
     housekeeping_.join();
@@ -150,6 +163,7 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
                               absl::FormatDuration(sweep_end),
                               " of the abort"));
   }
+  if (health_) health_->Stop(absl::Seconds(1));
   FP_LOG_DEBUG("server stopped");
 }
 

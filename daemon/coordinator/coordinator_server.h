@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "daemon/common/health_endpoint.h"
 #include "daemon/common/metrics_server.h"
 #include "daemon/coordinator/coordinator_daemon_config.h"
 #include "daemon/coordinator/coordinator_metrics.h"
@@ -46,6 +47,8 @@ class CoordinatorServer {
 
   const std::string& grpc_address() const { return grpc_address_; }
   const std::string& metrics_address() const { return metrics_->address(); }
+  // The --health-listen address bound; "" when there is none.
+  const std::string& health_address() const { return health_->address(); }
 
  private:
   CoordinatorServer() = default;
@@ -61,6 +64,8 @@ class CoordinatorServer {
   RendezvousStore store_;
   std::unique_ptr<SweepOrchestrator> orchestrator_;
   std::unique_ptr<CoordinatorServiceImpl> service_;
+  // Before server_: its service is registered there and must outlive it.
+  std::unique_ptr<common::HealthEndpoint> health_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -2,14 +2,15 @@
 # Container HEALTHCHECK for the FabricPulse image (Docker/Podman; Kubernetes
 # ignores HEALTHCHECK and uses the chart's probes instead).
 #
-# Finds which daemon is PID 1 and asks it something real:
-#  - fabricpulse-coordinator: `fabricpulse --coordinator 127.0.0.1:PORT agents`
-#    (a gRPC round trip through the CLI);
-#  - fabricpulse-agent: GET /metrics on its metrics port must answer with
-#    fabricpulse_build_info.
-# Ports come from the daemon's --listen / --metrics-listen flags or their
-# FABRICPULSE_* environment variables, defaulting to 7070/9400 (coordinator)
-# and 7071/9401 (agent).
+# Finds which daemon is PID 1 and asks it:
+#  - with a health listener (--health-listen or FABRICPULSE_HEALTH_LISTEN):
+#    `fabricpulse health HOST:PORT`, the daemon's grpc.health.v1 Check
+#    (plaintext, no certificate needed), which must say SERVING;
+#  - otherwise, as before: the coordinator answers
+#    `fabricpulse --coordinator 127.0.0.1:PORT agents` (a gRPC round trip),
+#    the agent's GET /metrics answers with fabricpulse_build_info.
+# Ports come from the daemon's flags or their FABRICPULSE_* environment
+# variables, defaulting to 7070/9400 (coordinator) and 7071/9401 (agent).
 set -u
 
 args=()
@@ -27,6 +28,18 @@ flag() {  # flag NAME -> value of --NAME VALUE or --NAME=VALUE
   done
 }
 port_of() { echo "${1##*:}"; }
+
+health="$(flag health-listen)"
+health="${health:-$(env_of_pid1 FABRICPULSE_HEALTH_LISTEN)}"
+case "$(basename "${args[0]:-}")" in
+  fabricpulse-coordinator | fabricpulse-agent)
+    if [ -n "$health" ]; then
+      host="${health%:*}"
+      case "$host" in ""|0.0.0.0|"[::]"|::) host=127.0.0.1 ;; esac
+      exec fabricpulse health "${host}:$(port_of "$health")" >/dev/null
+    fi
+    ;;
+esac
 
 case "$(basename "${args[0]:-}")" in
   fabricpulse-coordinator)
