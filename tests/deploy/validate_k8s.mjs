@@ -19,7 +19,15 @@
 //    - every Service selects some pod template and its named targetPorts
 //      exist there; every ServiceMonitor selects a Service that has the
 //      endpoint's port.
+//    - every Secret a pod mounts (secret / projected volumes) or a
+//      ServiceMonitor reads (tlsConfig, basicAuth) is rendered, is written by
+//      a rendered cert-manager Certificate (spec.secretName), or is named by
+//      --external-secret; every Certificate's Issuer is rendered unless it is
+//      a ClusterIssuer;
+//    - every container's env $(VAR) references name a variable defined
+//      before it in the same container.
 // --expect Kind=N: the files hold exactly N objects of that kind.
+// --external-secret NAME: a Secret the user creates (bring-your-own TLS).
 // --rules-out FILE: write the groups of every PrometheusRule to FILE as a
 //   Prometheus rule file (for `promtool check rules`).
 // DIR defaults to .tools/node/node_modules of this checkout.
@@ -32,6 +40,7 @@ let modulesDir = join(repo, ".tools/node/node_modules");
 const files = [];
 const expect = new Map();
 let rulesOut = "";
+const externalSecrets = new Set();
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === "--modules") modulesDir = resolve(argv[++i]);
@@ -39,6 +48,7 @@ for (let i = 0; i < argv.length; i++) {
     const [kind, n] = argv[++i].split("=");
     expect.set(kind, Number(n));
   } else if (argv[i] === "--rules-out") rulesOut = argv[++i];
+  else if (argv[i] === "--external-secret") externalSecrets.add(argv[++i]);
   else files.push(argv[i]);
 }
 if (files.length === 0) {
@@ -61,7 +71,9 @@ const clusterScoped = new Set([
 async function modelFor(apiVersion, kind) {
   const base = apiVersion.startsWith("monitoring.coreos.com/")
     ? `@kubernetes-models/prometheus-operator/${apiVersion}`
-    : `kubernetes-models/${apiVersion}`;
+    : apiVersion.startsWith("cert-manager.io/")
+      ? `@kubernetes-models/cert-manager/${apiVersion}`
+      : `kubernetes-models/${apiVersion}`;
   try {
     const mod = await load(`${base}/${kind}.js`);
     return mod[kind];
@@ -162,6 +174,46 @@ for (const w of workloads) {
     const envNames = (c.env ?? []).map((e) => e.name);
     const dup = envNames.filter((n, i) => envNames.indexOf(n) !== i);
     if (dup.length) fail(cw, `duplicate env ${[...new Set(dup)].join(", ")}`);
+  }
+}
+
+// Secrets: rendered, made by a Certificate, or declared external.
+const secretKnown = (ns, name) => externalSecrets.has(name) || has("Secret", ns, name) ||
+  byKind("Certificate").some((c) => c.metadata.namespace === ns && c.spec?.secretName === name);
+for (const w of workloads) {
+  const where = `${w.kind}/${w.metadata.name}`;
+  const ns = w.metadata.namespace;
+  for (const v of w.spec?.template?.spec?.volumes ?? []) {
+    const names = [v.secret?.secretName, ...(v.projected?.sources ?? []).map((src) => src.secret?.name)]
+      .filter(Boolean);
+    for (const n of names) {
+      if (!secretKnown(ns, n)) fail(where, `volume ${v.name}: Secret ${n} is neither rendered, nor made by a Certificate, nor --external-secret`);
+    }
+  }
+  for (const c of [...(w.spec?.template?.spec?.initContainers ?? []), ...(w.spec?.template?.spec?.containers ?? [])]) {
+    const defined = new Set();
+    for (const e of c.env ?? []) {
+      for (const m of String(e.value ?? "").matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g)) {
+        if (!defined.has(m[1])) fail(`${where} container ${c.name}`, `env ${e.name} refers to $(${m[1]}), not defined before it`);
+      }
+      defined.add(e.name);
+    }
+  }
+}
+for (const sm of byKind("ServiceMonitor")) {
+  for (const ep of sm.spec?.endpoints ?? []) {
+    const t = ep.tlsConfig ?? {};
+    const refs = new Set([t.ca?.secret?.name, t.cert?.secret?.name, t.keySecret?.name,
+      ep.basicAuth?.username?.name, ep.basicAuth?.password?.name].filter(Boolean));
+    for (const n of refs) {
+      if (!secretKnown(sm.metadata.namespace, n)) fail(`ServiceMonitor/${sm.metadata.name}`, `Secret ${n} is neither rendered, nor made by a Certificate, nor --external-secret`);
+    }
+  }
+}
+for (const cert of byKind("Certificate")) {
+  const ref = cert.spec?.issuerRef ?? {};
+  if ((ref.kind ?? "Issuer") === "Issuer" && !has("Issuer", cert.metadata.namespace, ref.name)) {
+    fail(`Certificate/${cert.metadata.name}`, `Issuer ${ref.name} is not rendered`);
   }
 }
 

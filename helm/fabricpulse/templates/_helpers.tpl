@@ -111,3 +111,101 @@ app.kubernetes.io/component: {{ .component }}
 {{- toString . | quote }}
 {{- end }}
 {{- end }}
+
+{{/* A SPIFFE identity: include with (dict "ctx" $ "role" "agent" "name" "node-a"). */}}
+{{- define "fabricpulse.spiffeID" -}}
+{{- printf "spiffe://%s/%s/%s" .ctx.Values.tls.trustDomain .role .name }}
+{{- end }}
+
+{{/*
+Refuses values that leave a daemon without TLS material (no silent
+plaintext), or that mix plaintext with TLS. Included by the coordinator
+Deployment, which every render has.
+*/}}
+{{- define "fabricpulse.checkTLS" -}}
+{{- $t := .Values.tls }}
+{{- $cm := $t.certManager }}
+{{- $how := "set tls.certManager.enabled=true (with tls.certManager.createCA=true or tls.certManager.issuerRef.name), or bring your own Secrets (tls.coordinator.existingSecret, tls.agent.existingSecret), or set tls.insecure=true for plaintext without authentication (test clusters only); see the chart README, section TLS" }}
+{{- if $t.insecure }}
+{{- if or $cm.enabled $t.coordinator.existingSecret $t.agent.existingSecret (eq $t.agent.source "hostPath") }}
+{{- fail "tls.insecure=true cannot be combined with TLS material (tls.certManager.enabled, tls.coordinator.existingSecret, tls.agent.existingSecret, tls.agent.source=hostPath): choose one" }}
+{{- end }}
+{{- else }}
+{{- if and $cm.enabled (not $cm.createCA) (not $cm.issuerRef.name) }}
+{{- fail "tls.certManager.enabled: set tls.certManager.issuerRef.name (an Issuer or ClusterIssuer) or tls.certManager.createCA=true" }}
+{{- end }}
+{{- if and (not $cm.enabled) (not $t.coordinator.existingSecret) }}
+{{- fail (printf "tls: no TLS material for the coordinator: %s" $how) }}
+{{- end }}
+{{- if and .Values.agent.enabled (eq $t.agent.source "secret") }}
+{{- if and $cm.enabled (not $cm.agentNodes) (not $t.agent.existingSecret) }}
+{{- fail "tls.certManager.agentNodes: list the node names of the agents (one Certificate each), or set tls.agent.existingSecret, or tls.agent.source=hostPath" }}
+{{- end }}
+{{- if and (not $cm.enabled) (not $t.agent.existingSecret) }}
+{{- fail (printf "tls: no TLS material for the agents: %s" $how) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $w := .Values.metrics.webConfig }}
+{{- if and $w.tls.enabled (not $w.existingSecret) (not $w.tls.existingSecret) (not $cm.enabled) }}
+{{- fail "metrics.webConfig.tls.enabled: set metrics.webConfig.tls.existingSecret (tls.crt, tls.key, ca.crt) or tls.certManager.enabled=true" }}
+{{- end }}
+{{- end }}
+
+{{/* Secret of the coordinator's certificate. */}}
+{{- define "fabricpulse.coordinatorTLSSecret" -}}
+{{- if .Values.tls.certManager.enabled }}
+{{- printf "%s-tls" (include "fabricpulse.coordinatorName" .) }}
+{{- else }}
+{{- .Values.tls.coordinator.existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/* Secret of one agent node's certificate (cert-manager): include with (dict "ctx" $ "node" "node-a"). */}}
+{{- define "fabricpulse.agentNodeTLSSecret" -}}
+{{- printf "%s-%s" (include "fabricpulse.agentName" .ctx) .node | trunc 253 | trimSuffix "-" | trimSuffix "." }}
+{{- end }}
+
+{{/* Secret of the metrics serving certificate, "" when metrics TLS is off. */}}
+{{- define "fabricpulse.metricsTLSSecret" -}}
+{{- $w := .Values.metrics.webConfig }}
+{{- if and $w.tls.enabled (not $w.existingSecret) }}
+{{- default (printf "%s-metrics" (include "fabricpulse.fullname" .)) $w.tls.existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/* Secret holding web-config.yml, "" when /metrics has no web config. */}}
+{{- define "fabricpulse.webConfigSecret" -}}
+{{- $w := .Values.metrics.webConfig }}
+{{- if $w.existingSecret }}
+{{- $w.existingSecret }}
+{{- else if or $w.basicAuthUsers $w.tls.enabled }}
+{{- printf "%s-web-config" (include "fabricpulse.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* ConfigMap holding the authorization policy, "" for the built-in roles. */}}
+{{- define "fabricpulse.authzConfigMap" -}}
+{{- if .Values.authz.existingConfigMap }}
+{{- .Values.authz.existingConfigMap }}
+{{- else if .Values.authz.policy }}
+{{- printf "%s-authz" (include "fabricpulse.coordinatorName" .) }}
+{{- end }}
+{{- end }}
+
+{{/* Env of the TLS settings: include with (dict "ctx" $ "cert" PATH "key" PATH "ca" PATH). */}}
+{{- define "fabricpulse.tlsEnv" -}}
+{{- if .ctx.Values.tls.insecure }}
+- name: FABRICPULSE_INSECURE
+  value: "1"
+{{- else }}
+- name: FABRICPULSE_TLS_CERT
+  value: {{ .cert | quote }}
+- name: FABRICPULSE_TLS_KEY
+  value: {{ .key | quote }}
+- name: FABRICPULSE_TLS_CA
+  value: {{ .ca | quote }}
+- name: FABRICPULSE_TRUST_DOMAIN
+  value: {{ .ctx.Values.tls.trustDomain | quote }}
+{{- end }}
+{{- end }}
