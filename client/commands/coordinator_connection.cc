@@ -6,6 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "client/commands/exit_codes.h"
+#include "daemon/common/channel_args.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -23,7 +24,8 @@ ConnectCoordinator(const std::string& address) {
         "or run `fabricpulse local ...` for a system on this machine");
   }
   auto channel =
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                common::ClientChannelArguments());
   // Fail on the first refused connection rather than retrying for the
   // whole timeout: a typo'd port should answer at once.
   const auto deadline = absl::ToChronoTime(absl::Now() + kConnectTimeout);

@@ -157,6 +157,11 @@ int RunResultsCommand(const std::string& coordinator,
                ? kExitBadInput
                : kExitFailed;
   }
+  if (resp.left_out() > 0) {
+    PrintError(absl::StrCat("results: ", resp.left_out(),
+                            " older sweep(s) not listed: the answer reached "
+                            "its size bound (16 MiB); ask for fewer (--last)"));
+  }
   return PrintList(resp, output.format);
 }
 

@@ -12,6 +12,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
@@ -104,7 +105,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
       s->gpu_probe_.get());
-  auto listening = common::StartGrpcServer(config.listen, s->service_.get());
+  auto listening = common::StartGrpcServer(config.listen, s->service_.get(),
+                                           core::kAgentMaxRequestBytes);
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;

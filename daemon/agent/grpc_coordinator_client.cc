@@ -1,5 +1,6 @@
 #include "absl/time/clock.h"
 #include "daemon/agent/coordinator_client.h"
+#include "daemon/common/channel_args.h"
 #include "daemon/common/grpc_status.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -10,8 +11,9 @@ namespace {
 class GrpcCoordinatorClient final : public CoordinatorClient {
  public:
   explicit GrpcCoordinatorClient(const std::string& address)
-      : stub_(v1::CoordinatorService::NewStub(grpc::CreateChannel(
-            address, grpc::InsecureChannelCredentials()))) {}
+      : stub_(v1::CoordinatorService::NewStub(grpc::CreateCustomChannel(
+            address, grpc::InsecureChannelCredentials(),
+            common::ClientChannelArguments()))) {}
 
   absl::StatusOr<v1::RegisterResponse> Register(
       const v1::RegisterRequest& request, absl::Duration timeout) override {

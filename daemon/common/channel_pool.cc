@@ -1,12 +1,14 @@
 #include "daemon/common/channel_pool.h"
 
+#include "daemon/common/channel_args.h"
+
 namespace fabricpulse::common {
 
 std::shared_ptr<grpc::Channel> ChannelPool::Get(const std::string& address) {
   absl::MutexLock lock(&mu_);
   auto& channel = channels_[address];
   if (channel == nullptr) {
-    grpc::ChannelArguments args;
+    grpc::ChannelArguments args = ClientChannelArguments();
     // Peers restart (agents, coordinators): reconnect quickly. Not
     // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC also takes it as the minimum
     // connect timeout, and at 100 ms a busy coordinator's handshakes with

@@ -5,9 +5,11 @@
 namespace fabricpulse::common {
 
 absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service) {
+                                                grpc::Service* service,
+                                                int max_receive_bytes) {
   ListeningServer out;
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(max_receive_bytes);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
                            &out.port);
   builder.RegisterService(service);

@@ -15,9 +15,12 @@ struct ListeningServer {
   int port = 0;  // the port bound (the one picked when `listen` had :0)
 };
 
-// Serves `service` (which outlives the server) on `listen` (HOST:PORT).
-// Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad host).
+// Serves `service` (which outlives the server) on `listen` (HOST:PORT),
+// refusing requests larger than `max_receive_bytes` (RESOURCE_EXHAUSTED;
+// core/limits.h sizes them from the bounds). Errors: UNAVAILABLE
+// "--listen: cannot listen on ..." (in use, bad host).
 absl::StatusOr<ListeningServer> StartGrpcServer(const std::string& listen,
-                                                grpc::Service* service);
+                                                grpc::Service* service,
+                                                int max_receive_bytes);
 
 }  // namespace fabricpulse::common

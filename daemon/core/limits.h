@@ -31,9 +31,11 @@ inline constexpr size_t kMaxWrongRanksPerStep = 64;
 inline constexpr size_t kMaxNodeNameLength = 253;
 // HOST:PORT an agent advertises (a DNS name, [IPv6] or IPv4, and a port).
 inline constexpr size_t kMaxAddressLength = 261;
-// Ids the coordinator hands out or that identify an agent's process: sweep
-// ids, agent ids (node name + 20), instance and boot ids, incarnations.
-inline constexpr size_t kMaxIdLength = 300;
+// Ids that identify an agent's process and workers (instance and boot ids,
+// incarnations) and sweep ids.
+inline constexpr size_t kMaxIdLength = 128;
+// Agent ids the coordinator hands out: the node name and about 30 more.
+inline constexpr size_t kMaxAgentIdLength = kMaxNodeNameLength + 32;
 // Free text an agent reports (its backend version).
 inline constexpr size_t kMaxFreeTextLength = 128;
 // Characters of a client's string quoted in an error message.
@@ -48,9 +50,8 @@ inline constexpr int kMaxAgentsLimit = 16384;
 inline constexpr absl::Duration kDefaultForgetLostAfter = absl::Hours(24);
 inline constexpr absl::Duration kMinForgetLostAfter = absl::Minutes(1);
 inline constexpr absl::Duration kMaxForgetLostAfter = absl::Hours(24 * 365);
-// Workers (ranks) of one agent: as many as GPU indices (--gpus takes 0 to
-// 1023; --ranks up to 512).
-inline constexpr int kMaxWorkersPerAgent = 1024;
+// Workers (ranks) of one agent: as many as --ranks allows.
+inline constexpr int kMaxWorkersPerAgent = 512;
 // Ranks over every registered agent.
 inline constexpr int kMaxRanks = 65536;
 
@@ -68,9 +69,9 @@ inline constexpr int kCoordinatorMaxRequestBytes = 8 << 20;
 inline constexpr int kAgentMaxRequestBytes = 1 << 20;
 // What every client of the coordinator (CLI, agents) and the coordinator as
 // a client of its agents accept: ListAgents at kMaxAgentsLimit agents and
-// kMaxRanks ranks (~12 MB), GetSweep of the largest sweep (~14 MB),
+// kMaxRanks ranks (~34 MB), GetSweep of the largest sweep (~14 MB),
 // ListSweeps (cut at kMaxListResponseBytes), an agent's flight records
-// (up to 512 records per worker).
+// (512 records of ~150 B per worker, ~39 MB at kMaxWorkersPerAgent).
 inline constexpr int kMaxClientReceiveBytes = 64 << 20;
 // ListSweeps stops adding sweeps once its answer reaches this size and
 // says how many it left out.

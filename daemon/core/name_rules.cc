@@ -131,15 +131,14 @@ absl::Status ValidateNodeName(absl::string_view field,
 }
 
 absl::Status ValidateId(absl::string_view field, absl::string_view value,
-                        bool allow_empty) {
-  if (absl::Status length =
-          CheckLength(field, value, kMaxIdLength, allow_empty);
+                        bool allow_empty, size_t max) {
+  if (max == 0) max = kMaxIdLength;
+  if (absl::Status length = CheckLength(field, value, max, allow_empty);
       !length.ok()) {
     return length;
   }
-  return CheckChars(
-      field, value, IsIdChar,
-      absl::StrCat("up to ", kMaxIdLength, " of A-Z a-z 0-9 . _ - :"));
+  return CheckChars(field, value, IsIdChar,
+                    absl::StrCat("up to ", max, " of A-Z a-z 0-9 . _ - :"));
 }
 
 absl::Status ValidateAddress(absl::string_view field, absl::string_view value) {

@@ -42,10 +42,11 @@ absl::Status CheckLength(absl::string_view field, absl::string_view value,
 absl::Status ValidateNodeName(absl::string_view field, absl::string_view value);
 bool IsValidNodeName(absl::string_view value);
 
-// An id (sweep, agent, instance, boot, incarnation): up to kMaxIdLength of
-// [A-Za-z0-9._:-]; empty only when `allow_empty`. Errors: as above.
+// An id (sweep, agent, instance, boot, incarnation): up to `max` (default
+// kMaxIdLength) of [A-Za-z0-9._:-]; empty only when `allow_empty`. Errors:
+// as above.
 absl::Status ValidateId(absl::string_view field, absl::string_view value,
-                        bool allow_empty);
+                        bool allow_empty, size_t max = 0);
 
 // HOST:PORT as an agent advertises it: 1 to kMaxAddressLength of
 // [A-Za-z0-9._:[]%-]. Errors: as above.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "absl/time/clock.h"
+#include "daemon/common/channel_args.h"
 #include "daemon/common/process.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -75,7 +76,8 @@ CliResult RunBinary(const std::string& binary,
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address) {
   return v1::CoordinatorService::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                common::ClientChannelArguments()));
 }
 
 SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,

@@ -91,7 +91,7 @@ TEST(IdTest, AcceptsIdsAndRefusesOthers) {
               HasSubstr("agent_id: 'a b' has a character"));
   EXPECT_THAT(MessageOf(ValidateId("agent_id",
                                    std::string(kMaxIdLength + 1, 'a'), false)),
-              HasSubstr("is 301 bytes long; allowed: 1 to 300 bytes"));
+              HasSubstr("is 129 bytes long; allowed: 1 to 128 bytes"));
 }
 
 TEST(AddressTest, AcceptsHostPortFormsAndRefusesOthers) {
