@@ -8,6 +8,7 @@
 #include "client/commands/exit_codes.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/security/credentials.h"
+#include "daemon/common/channel_args.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -26,8 +27,9 @@ ConnectCoordinator(const CoordinatorTarget& target) {
   }
   auto creds = security::Credentials::Create(target.tls);
   if (!creds.ok()) return creds.status();
-  auto channel = grpc::CreateChannel(
-      address, (*creds)->Channel({security::Role::kCoordinator, ""}));
+  auto channel = grpc::CreateCustomChannel(
+      address, (*creds)->Channel({security::Role::kCoordinator, ""}),
+      common::ClientChannelArguments());
   // Fail on the first refused connection rather than retrying for the
   // whole timeout: a typo'd port should answer at once.
   const auto deadline = absl::ToChronoTime(absl::Now() + kConnectTimeout);

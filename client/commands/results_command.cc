@@ -149,6 +149,11 @@ int RunResultsCommand(const CoordinatorTarget& coordinator,
   v1::ListSweepsResponse resp;
   grpc::Status status = (*stub)->ListSweeps(&ctx, req, &resp);
   if (!status.ok()) return ReportCallError("results", status);
+  if (resp.left_out() > 0) {
+    PrintError(absl::StrCat("results: ", resp.left_out(),
+                            " older sweep(s) not listed: the answer reached "
+                            "its size bound (16 MiB); ask for fewer (--last)"));
+  }
   return PrintList(resp, output.format);
 }
 

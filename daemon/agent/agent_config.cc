@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/common/address.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::agent {
 
@@ -32,8 +33,9 @@ absl::Status AgentConfig::Validate() const {
     auto hp = common::ParseHostPort(health_listen, "--health-listen");
     if (!hp.ok()) return hp.status();
   }
-  if (node_name.empty()) {
-    return absl::InvalidArgumentError("--node-name: must not be empty");
+  if (absl::Status name = core::ValidateNodeName("--node-name", node_name);
+      !name.ok()) {
+    return name;
   }
   if (backend != "auto" && backend != "gloo" && backend != "nccl") {
     return absl::InvalidArgumentError(

@@ -10,6 +10,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
@@ -131,7 +132,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
           config.tls.trust_domain,
           security::PolicySource::BuiltIn(security::Service::kAgent,
                                           config.tls.trust_domain))),
-      s->health_->service());
+      core::kAgentMaxRequestBytes, s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;

@@ -1,5 +1,6 @@
 #include "absl/time/clock.h"
 #include "daemon/agent/coordinator_client.h"
+#include "daemon/common/channel_args.h"
 #include "daemon/common/grpc_status.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -41,8 +42,9 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(
     const std::string& address,
     const std::shared_ptr<const security::Credentials>& creds) {
-  return std::make_unique<GrpcCoordinatorClient>(grpc::CreateChannel(
-      address, creds->Channel({security::Role::kCoordinator, ""})));
+  return std::make_unique<GrpcCoordinatorClient>(grpc::CreateCustomChannel(
+      address, creds->Channel({security::Role::kCoordinator, ""}),
+      common::ClientChannelArguments()));
 }
 
 }  // namespace fabricpulse::agent

@@ -1,10 +1,19 @@
 // Keeps the agent registered with the coordinator: registers, heartbeats,
 // and registers again when the coordinator forgot it (restart) or was
 // unreachable.
+//
+// Every registration carries this process's instance id (random, new on
+// each start) and the machine's boot id, so that the coordinator can tell a
+// restart of this agent from a second agent with the same node name. A
+// refused registration (another live agent holds the node name, a bound is
+// reached, a field is out of bounds) is logged once, with the coordinator's
+// reason, and retried with backoff (1 s doubling to 5 s) until accepted;
+// an unreachable coordinator is retried every 500 ms.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -17,6 +26,14 @@
 
 namespace fabricpulse::agent {
 
+// Who registers: this process and the machine's boot.
+struct AgentInstance {
+  std::string instance_id;  // random hex, new per process
+  std::string boot_id;      // /proc/sys/kernel/random/boot_id, "" unknown
+  // A fresh instance id and this machine's boot id.
+  static AgentInstance ThisProcess();
+};
+
 // Thread-safe. Runs one background thread between Start() and Stop().
 class Registration {
  public:
@@ -26,7 +43,8 @@ class Registration {
   Registration(std::unique_ptr<CoordinatorClient> coordinator,
                std::function<v1::AgentInfo()> describe,
                CoordinatorContact* contact,
-               core::Clock* clock = core::RealClock::Get());
+               core::Clock* clock = core::RealClock::Get(),
+               AgentInstance instance = AgentInstance::ThisProcess());
   ~Registration();  // Stop()
 
   void Start();
@@ -38,10 +56,12 @@ class Registration {
   bool registered() const;
   // Waits until registered; false on timeout.
   bool WaitRegistered(absl::Duration timeout) const;
+  const AgentInstance& instance() const { return instance_; }
 
  private:
   void Run();
-  bool RegisterOnce();
+  // Registers; on failure returns how long to wait before the next try.
+  std::optional<absl::Duration> RegisterOnce();
   // Returns false when the coordinator no longer knows us.
   bool HeartbeatOnce();
 
@@ -49,6 +69,10 @@ class Registration {
   CoordinatorContact* const contact_;
   const std::unique_ptr<CoordinatorClient> coordinator_;
   core::Clock* const clock_;
+  const AgentInstance instance_;
+  // Refusals in a row (not counting an unreachable coordinator): logged at
+  // the first, backed off by the count; reset when registered.
+  int refusals_ = 0;  // registration thread only
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool nudged_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,6 +1,7 @@
 #include "daemon/common/channel_pool.h"
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/channel_args.h"
 
 namespace fabricpulse::common {
 
@@ -9,7 +10,7 @@ std::shared_ptr<grpc::Channel> ChannelPool::Get(
   absl::MutexLock lock(&mu_);
   auto& channel = channels_[absl::StrCat(address, " ", peer.ToString())];
   if (channel == nullptr) {
-    grpc::ChannelArguments args;
+    grpc::ChannelArguments args = ClientChannelArguments();
     // Peers restart (agents, coordinators): reconnect quickly. Not
     // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC also takes it as the minimum
     // connect timeout, and at 100 ms a busy coordinator's handshakes with

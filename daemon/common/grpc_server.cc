@@ -7,9 +7,10 @@ namespace fabricpulse::common {
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
     std::shared_ptr<grpc::ServerCredentials> credentials,
-    grpc::Service* health) {
+    int max_receive_bytes, grpc::Service* health) {
   ListeningServer out;
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(max_receive_bytes);
   builder.AddListeningPort(listen, std::move(credentials), &out.port);
   builder.RegisterService(service);
   if (health != nullptr) builder.RegisterService(health);

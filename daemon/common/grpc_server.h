@@ -17,12 +17,14 @@ struct ListeningServer {
 
 // Serves `service` (which outlives the server) on `listen` (HOST:PORT) with
 // `credentials` (security::Credentials::Server: mutual TLS and the
-// authorizer, or plaintext with --insecure), and `health` (grpc.health.v1,
-// health_endpoint.h) beside it when given. Errors: UNAVAILABLE "--listen:
-// cannot listen on ..." (in use, bad host).
+// authorizer, or plaintext with --insecure), refusing requests larger than
+// `max_receive_bytes` (RESOURCE_EXHAUSTED; core/limits.h sizes them from the
+// bounds), and `health` (grpc.health.v1, health_endpoint.h) beside it when
+// given. Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad
+// host).
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
     std::shared_ptr<grpc::ServerCredentials> credentials,
-    grpc::Service* health = nullptr);
+    int max_receive_bytes, grpc::Service* health = nullptr);
 
 }  // namespace fabricpulse::common

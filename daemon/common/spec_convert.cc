@@ -1,5 +1,6 @@
 #include "daemon/common/spec_convert.h"
 
+#include <cmath>
 #include <string>
 
 #include "absl/time/time.h"
@@ -24,7 +25,11 @@ core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
   if (!proto.placement().empty()) spec.placement = proto.placement();
   spec.graph = proto.graph();
   if (proto.timeout_seconds() != 0) {
-    spec.timeout = absl::Seconds(proto.timeout_seconds());
+    // NaN and infinities stand for "out of range", which Validate refuses
+    // (absl::Seconds(NaN) is undefined).
+    spec.timeout = std::isfinite(proto.timeout_seconds())
+                       ? absl::Seconds(proto.timeout_seconds())
+                       : absl::InfiniteDuration();
   }
   spec.fresh_comm = proto.fresh_comm();
   return spec;

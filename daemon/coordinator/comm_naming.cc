@@ -34,7 +34,9 @@ std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
   uint64_t generation;
   {
     absl::MutexLock lock(&mu_);
-    generation = generation_[members];
+    // find, not []: only a retired member set needs an entry.
+    auto it = generation_.find(members);
+    generation = it == generation_.end() ? 0 : it->second;
   }
   return absl::StrCat(
       "c", absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation)),

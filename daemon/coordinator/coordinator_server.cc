@@ -9,6 +9,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/coordinator/metrics_restore.h"
 #include "daemon/core/coordinator_config.h"
+#include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/core/timeout_budget.h"
 #include "daemon/security/authorizer.h"
@@ -83,6 +84,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     s->coordinator_metrics_->AddSchedule(schedule.name);
   }
   const std::vector<core::ScheduleConfig> schedules = plans.schedules;
+  s->retention_ = std::make_unique<HistoryRetention>(
+      s->history_.get(),
+      RetentionPolicy{plans.history_max_age, plans.history_max_bytes});
   s->orchestrator_ = std::make_unique<SweepOrchestrator>(
       std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
       s->agent_clients_.get(), core::RealClock::Get());
@@ -97,7 +101,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       config.listen, s->service_.get(),
       s->credentials_->Server(std::make_shared<security::Authorizer>(
           config.tls.trust_domain, s->policy_)),
-      s->health_->service());
+      core::kCoordinatorMaxRequestBytes, s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;
@@ -126,13 +130,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       std::make_unique<Scheduler>(schedules, s->schedule_target_.get());
   s->scheduler_->Start();
   // Housekeeping: lost agents are noticed lazily by membership; refresh the
-  // agents gauge every second so a lost agent shows without a client.
+  // agents gauge every second so a lost agent shows without a client. The
+  // history's retention runs after each finished sweep and on a timer.
   SweepOrchestrator* orchestrator = s->orchestrator_.get();
+  HistoryRetention* retention = s->retention_.get();
   absl::Notification* stop = &s->stop_housekeeping_;
-  s->housekeeping_ = std::thread([orchestrator, stop] {
-    while (!stop->WaitForNotificationWithTimeout(absl::Seconds(1))) {
+  s->housekeeping_ = std::thread([orchestrator, retention, stop] {
+    do {
+      retention->Tick();
       orchestrator->UpdateAgentMetrics();
-    }
+    } while (!stop->WaitForNotificationWithTimeout(absl::Seconds(1)));
   });
   s->health_->SetServing();
   return s;

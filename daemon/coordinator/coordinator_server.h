@@ -19,6 +19,7 @@
 #include "daemon/coordinator/orchestrator_schedule_target.h"
 #include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/scheduler.h"
+#include "daemon/coordinator/store/history_retention.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_orchestrator.h"
 #include "daemon/security/credentials.h"
@@ -56,6 +57,7 @@ class CoordinatorServer {
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
   std::unique_ptr<HistoryStore> history_;
+  std::unique_ptr<HistoryRetention> retention_;
   std::unique_ptr<common::MetricsServer> metrics_;
   std::unique_ptr<CoordinatorMetrics> coordinator_metrics_;
   std::shared_ptr<security::Credentials> credentials_;

@@ -6,6 +6,7 @@
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/security/caller.h"
+#include "daemon/core/limits.h"
 
 namespace fabricpulse::coordinator {
 
@@ -111,10 +112,18 @@ grpc::Status CoordinatorServiceImpl::ListSweeps(
   }
   auto sweeps = history_->ListSweeps(last);
   if (!sweeps.ok()) return common::ToGrpcStatus(sweeps.status());
+  size_t bytes = 0;  // the answer stays within core::kMaxListResponseBytes
   for (const SweepRecord& r : *sweeps) {
     auto full = history_->GetSweep(r.id);
-    *response->add_sweeps() =
+    v1::SweepSummary summary =
         SummaryFromRecord(r, full.ok() ? &full->steps : nullptr);
+    bytes += summary.ByteSizeLong() + 8;  // and its tag and length
+    if (bytes > core::kMaxListResponseBytes) {
+      response->set_left_out(static_cast<int>(sweeps->size()) -
+                             response->sweeps_size());
+      break;
+    }
+    *response->add_sweeps() = std::move(summary);
   }
   return grpc::Status::OK;
 }
@@ -160,6 +169,8 @@ grpc::Status CoordinatorServiceImpl::Stats(
     v1::CoordinatorStatsResponse* response) {
   response->set_kv_sets(store_->sets());
   response->set_sweeps_started(orchestrator_->sweeps_started());
+  response->set_registrations_refused(
+      orchestrator_->membership().registrations_refused());
   return grpc::Status::OK;
 }
 

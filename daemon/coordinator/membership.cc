@@ -5,45 +5,166 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "daemon/coordinator/agent_info_rules.h"
 #include "daemon/core/log.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::coordinator {
 
+namespace {
+
+// The same agent process: the same instance, or (after a restart) the same
+// boot of the same machine serving on the same address, which two live
+// processes cannot share.
+bool SameInstance(const v1::AgentInfo& a, const v1::AgentInfo& b) {
+  if (!a.instance_id().empty() && a.instance_id() == b.instance_id()) {
+    return true;
+  }
+  return !a.boot_id().empty() && a.boot_id() == b.boot_id() &&
+         a.address() == b.address();
+}
+
+// A refused second agent is logged again after this long at the earliest.
+constexpr absl::Duration kRefusalLogInterval = absl::Seconds(60);
+
+}  // namespace
+
+absl::Status Membership::RefuseDuplicate(const v1::AgentInfo& info,
+                                         Record& holder) {
+  const absl::Time now = clock_->Now();
+  const std::string message = absl::StrCat(
+      "node_name: node ", info.node_name(), " is held by a live agent at ",
+      holder.info.address(), " (instance ", holder.info.instance_id(),
+      "), which heartbeated ",
+      absl::FormatDuration(
+          absl::Trunc(now - holder.last_heartbeat, absl::Milliseconds(100))),
+      " ago; this agent at ", info.address(), " (instance ", info.instance_id(),
+      ") is refused until that one stops heartbeating for its lease (",
+      absl::FormatDuration(timeouts_.Lease(static_cast<int>(by_node_.size()))),
+      "); give one of them another --node-name");
+  if (holder.refused_instance != info.instance_id() ||
+      now - holder.refusal_logged >= kRefusalLogInterval) {
+    holder.refused_instance = info.instance_id();
+    holder.refusal_logged = now;
+    FP_LOG_WARNING(absl::StrCat("register refused: ", message));
+  }
+  return absl::AlreadyExistsError(message);
+}
+
+void Membership::Forget(std::map<std::string, Record>::iterator it) {
+  ranks_ -= it->second.registered_workers;
+  node_by_id_.erase(it->second.agent_id);
+  by_node_.erase(it);
+}
+
+bool Membership::MakeRoom(int agents, int ranks, const std::string& keep) {
+  auto fits = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int>(by_node_.size()) + agents <= limits_.max_agents &&
+           ranks_ + ranks <= limits_.max_ranks;
+  };
+  while (!fits()) {
+    auto oldest = by_node_.end();
+    for (auto it = by_node_.begin(); it != by_node_.end(); ++it) {
+      const Record& r = it->second;
+      if (!r.lost || !r.busy_with.empty() || it->first == keep) continue;
+      if (oldest == by_node_.end() ||
+          r.last_heartbeat < oldest->second.last_heartbeat) {
+        oldest = it;
+      }
+    }
+    if (oldest == by_node_.end()) return false;
+    FP_LOG_INFO(absl::StrCat(
+        "agent ", oldest->first,
+        " forgotten to make room (lost, last "
+        "heartbeat ",
+        absl::FormatDuration(clock_->Now() - oldest->second.last_heartbeat),
+        " ago)"));
+    Forget(oldest);
+  }
+  return true;
+}
+
+uint64_t Membership::registrations_refused() {
+  absl::MutexLock lock(&mu_);
+  return refused_;
+}
+
 absl::StatusOr<Membership::Registered> Membership::Register(
     const v1::AgentInfo& info) {
-  if (info.node_name().empty()) {
-    return absl::InvalidArgumentError("node_name: must not be empty");
-  }
-  if (info.address().empty()) {
-    return absl::InvalidArgumentError("address: must not be empty");
-  }
   absl::MutexLock lock(&mu_);
-  Record& record = by_node_[info.node_name()];
+  absl::StatusOr<Registered> registered = RegisterLocked(info);
+  if (!registered.ok()) refused_++;
+  return registered;
+}
+
+absl::StatusOr<Membership::Registered> Membership::RegisterLocked(
+    const v1::AgentInfo& info) {
+  if (absl::Status valid = ValidateAgentInfo(info); !valid.ok()) return valid;
+  UpdateLeases();
+  const std::string& node = info.node_name();
+  auto existing = by_node_.find(node);
+  const bool replaces = existing != by_node_.end();
+  if (replaces && !existing->second.lost &&
+      !SameInstance(existing->second.info, info)) {
+    return RefuseDuplicate(info, existing->second);
+  }
+  const int workers = info.workers_size();
+  const int old_workers = replaces ? existing->second.registered_workers : 0;
+  if (!MakeRoom(replaces ? 0 : 1, workers - old_workers, node)) {
+    const bool agents_full =
+        !replaces && static_cast<int>(by_node_.size()) >= limits_.max_agents;
+    return absl::ResourceExhaustedError(
+        agents_full
+            ? absl::StrCat("agents: ", by_node_.size(),
+                           " agents registered, the bound (config "
+                           "agents.max: ",
+                           limits_.max_agents, "); node ", node,
+                           " is refused. Lost agents are forgotten ",
+                           absl::FormatDuration(limits_.forget_lost_after),
+                           " after their last heartbeat, or to make room")
+            : absl::StrCat("workers: node ", node, " brings ", workers,
+                           " ranks to the ", ranks_ - old_workers,
+                           " registered; allowed: up to ", limits_.max_ranks,
+                           " ranks over all agents"));
+  }
+  Record& record = by_node_[node];
   const std::string busy = record.busy_with;
   node_by_id_.erase(record.agent_id);
+  ranks_ += workers - old_workers;
   record = Record();
   record.busy_with = busy;
+  record.registered_workers = workers;
   // Ids are unique across coordinator restarts, so an agent that still
   // holds an old id is told to register again.
   static std::random_device rd;
-  record.agent_id = absl::StrCat(info.node_name(), "-", ++next_id_, "-",
+  record.agent_id = absl::StrCat(node, "-", ++next_id_, "-",
                                  absl::Hex(rd(), absl::kZeroPad8));
-  node_by_id_[record.agent_id] = info.node_name();
+  node_by_id_[record.agent_id] = node;
   record.info = info;
   record.last_heartbeat = clock_->Now();
   ++epoch_;
-  FP_LOG_INFO(absl::StrCat("agent ", info.node_name(), " at ", info.address(),
+  FP_LOG_INFO(absl::StrCat("agent ", node, " at ", info.address(),
                            " joined (epoch ", epoch_, ")"));
   return Registered{record.agent_id, epoch_};
 }
 
 absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
     const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers) {
+  if (absl::Status valid = core::ValidateId(
+          "agent_id", agent_id, /*allow_empty=*/false, core::kMaxAgentIdLength);
+      !valid.ok()) {
+    return valid;
+  }
   absl::MutexLock lock(&mu_);
   auto id = node_by_id_.find(agent_id);
   if (id != node_by_id_.end()) {
     const std::string& node = id->second;
     Record& record = by_node_[node];
+    if (absl::Status valid = CheckWorkers(workers, record.registered_workers);
+        !valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node ", node, ": ", valid.message()));
+    }
     record.last_heartbeat = clock_->Now();
     record.info.clear_workers();
     for (const v1::WorkerInfo& w : workers) *record.info.add_workers() = w;
@@ -55,8 +176,8 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
     }
     return HeartbeatAnswer{epoch_, record.busy_with};
   }
-  return absl::NotFoundError(
-      absl::StrCat("agent id '", agent_id, "' is not registered"));
+  return absl::NotFoundError(absl::StrCat(
+      "agent id ", core::QuotePrefix(agent_id), " is not registered"));
 }
 
 absl::StatusOr<std::string> Membership::NodeOf(const std::string& agent_id) {
@@ -73,14 +194,26 @@ void Membership::UpdateLeases() {
   const absl::Time now = clock_->Now();
   const absl::Duration lease =
       timeouts_.Lease(static_cast<int>(by_node_.size()));
-  for (auto& [node, record] : by_node_) {
-    if (!record.lost && now - record.last_heartbeat > lease) {
+  for (auto it = by_node_.begin(); it != by_node_.end();) {
+    const std::string& node = it->first;
+    Record& record = it->second;
+    const absl::Duration silent = now - record.last_heartbeat;
+    if (!record.lost && silent > lease) {
       record.lost = true;
       ++epoch_;
-      FP_LOG_WARNING(
-          absl::StrCat("agent ", node, " lost: no heartbeat for ",
-                       absl::FormatDuration(now - record.last_heartbeat)));
+      FP_LOG_WARNING(absl::StrCat("agent ", node, " lost: no heartbeat for ",
+                                  absl::FormatDuration(silent)));
     }
+    if (record.lost && record.busy_with.empty() &&
+        silent > limits_.forget_lost_after) {
+      FP_LOG_INFO(absl::StrCat("agent ", node,
+                               " forgotten: lost, no heartbeat for ",
+                               absl::FormatDuration(silent)));
+      auto gone = it++;
+      Forget(gone);
+      continue;
+    }
+    ++it;
   }
 }
 
@@ -146,11 +279,19 @@ absl::StatusOr<std::vector<v1::AgentInfo>> Membership::Select(
   for (const std::string& node : nodes) {
     auto it = by_node_.find(node);
     if (it == by_node_.end()) {
+      constexpr size_t kListed = 10;
       std::vector<std::string> known;
-      for (const auto& [name, record] : by_node_) known.push_back(name);
+      for (const auto& [name, record] : by_node_) {
+        if (known.size() == kListed) {
+          known.push_back(
+              absl::StrCat("and ", by_node_.size() - kListed, " more"));
+          break;
+        }
+        known.push_back(name);
+      }
       return absl::InvalidArgumentError(absl::StrCat(
-          "nodes: unknown node '", node,
-          "'; known: ", known.empty() ? "none" : absl::StrJoin(known, ", ")));
+          "nodes: unknown node ", core::QuotePrefix(node),
+          "; known: ", known.empty() ? "none" : absl::StrJoin(known, ", ")));
     }
     if (it->second.lost) {
       return absl::UnavailableError(absl::StrCat(

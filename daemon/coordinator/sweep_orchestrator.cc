@@ -7,6 +7,7 @@
 #include "daemon/coordinator/diagnosis_collector.h"
 #include "daemon/coordinator/sweep_recorder.h"
 #include "daemon/core/log.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/phase_timer.h"
 
 namespace fabricpulse::coordinator {
@@ -22,7 +23,9 @@ SweepOrchestrator::SweepOrchestrator(core::CoordinatorConfig config,
       metrics_(metrics),
       clients_(clients),
       clock_(clock),
-      membership_(timeouts, clock),
+      membership_(timeouts, clock,
+                  MembershipLimits{config_.max_agents, core::kMaxRanks,
+                                   config_.forget_lost_agents_after}),
       planner_(&config_, &membership_, &naming_, clients, clock, timeouts) {}
 
 void SweepOrchestrator::SetAdvertisedAddress(const std::string& address) {
@@ -126,7 +129,8 @@ absl::StatusOr<std::vector<std::string>> SweepOrchestrator::Abort(
   if (aborted.empty()) {
     return absl::NotFoundError(
         sweep_id.empty() ? "no sweep is running"
-                         : absl::StrCat("sweep ", sweep_id, " is not running"));
+                         : absl::StrCat("sweep ", core::QuotePrefix(sweep_id),
+                                        " is not running"));
   }
   return aborted;
 }

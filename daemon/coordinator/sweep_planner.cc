@@ -1,12 +1,17 @@
 #include "daemon/coordinator/sweep_planner.h"
 
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
+#include "daemon/coordinator/agent_info_rules.h"
 #include "daemon/core/backend_support.h"
+#include "daemon/core/limits.h"
+#include "daemon/core/name_rules.h"
+#include "daemon/core/status_macros.h"
 
 namespace fabricpulse::coordinator {
 
@@ -31,6 +36,25 @@ std::string SweepPlanner::NewSweepId() {
       "-", absl::Hex(suffix, absl::kZeroPad4));
 }
 
+absl::Status ValidateNodes(const v1::SweepRequest& request) {
+  if (static_cast<size_t>(request.nodes_size()) > core::kMaxNodesPerSweep) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nodes: ", request.nodes_size(),
+                     " listed; allowed: up to ", core::kMaxNodesPerSweep));
+  }
+  std::set<std::string> seen;
+  for (int i = 0; i < request.nodes_size(); ++i) {
+    const std::string& node = request.nodes(i);
+    FP_RETURN_IF_ERROR(
+        core::ValidateNodeName(absl::StrCat("nodes[", i, "]"), node));
+    if (!seen.insert(node).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes[", i, "]: node ", node, " is listed twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
   const auto answers =
       DescribeAll(*clients_, agents, timeouts_.AgentRpc(), clock_);
@@ -39,6 +63,24 @@ absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
       return absl::UnavailableError(absl::StrCat(
           "node ", agents[i].node_name(), " (", agents[i].address(),
           ") does not answer: ", answers[i].status().message()));
+    }
+    // An agent's answer is held to the bounds of its registration: it
+    // cannot grow the sweep's ranks.
+    absl::Status valid = ValidateAgentInfo(*answers[i]);
+    if (valid.ok()) {
+      valid = CheckWorkers(
+          {answers[i]->workers().begin(), answers[i]->workers().end()},
+          agents[i].workers_size());
+    }
+    if (valid.ok() && answers[i]->node_name() != agents[i].node_name()) {
+      valid = absl::InvalidArgumentError(
+          absl::StrCat("node_name: it answers as ",
+                       core::QuotePrefix(answers[i]->node_name())));
+    }
+    if (!valid.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "node ", agents[i].node_name(), " (", agents[i].address(),
+          ") describes itself out of bounds: ", valid.message()));
     }
     agents[i] = *answers[i];
     for (const v1::WorkerInfo& w : agents[i].workers()) {
@@ -55,6 +97,7 @@ absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
 
 absl::StatusOr<SweepPlan> SweepPlanner::Plan(
     const v1::SweepRequest& request, const std::string& coordinator_address) {
+  if (absl::Status valid = ValidateNodes(request); !valid.ok()) return valid;
   core::SweepSpec spec = common::SpecFromProto(request.spec());
   std::vector<std::string> nodes(request.nodes().begin(),
                                  request.nodes().end());
@@ -65,7 +108,8 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
       std::vector<std::string> names;
       for (const auto& [name, plan] : config_->plans) names.push_back(name);
       return absl::InvalidArgumentError(absl::StrCat(
-          "plan: unknown plan '", request.plan(), "'; defined: ",
+          "plan: unknown plan ", core::QuotePrefix(request.plan()),
+          "; defined: ",
           names.empty() ? "none (start the coordinator with --config)"
                         : absl::StrJoin(names, ", ")));
     }
@@ -123,7 +167,7 @@ absl::StatusOr<std::vector<v1::AgentInfo>> SweepPlanner::PlanMembers(
   auto it = config_->plans.find(plan);
   if (it == config_->plans.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("plan: unknown plan '", plan, "'"));
+        absl::StrCat("plan: unknown plan ", core::QuotePrefix(plan)));
   }
   return membership_->Select(it->second.nodes);
 }

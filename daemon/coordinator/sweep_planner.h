@@ -21,6 +21,11 @@
 
 namespace fabricpulse::coordinator {
 
+// Checks a request's node list: at most core::kMaxNodesPerSweep node names,
+// each valid (core::ValidateNodeName) and listed once. Errors:
+// INVALID_ARGUMENT naming the entry.
+absl::Status ValidateNodes(const v1::SweepRequest& request);
+
 // Thread-safe (as its parts are). Everything it points to outlives it.
 class SweepPlanner {
  public:
@@ -32,8 +37,10 @@ class SweepPlanner {
   // describe itself (in parallel, bounded by the budget's agent call) so
   // that the ranks match the workers that run now. Workers reach the
   // rendezvous store at `coordinator_address`. Errors: INVALID_ARGUMENT bad
-  // spec, unknown plan or node; UNAVAILABLE no live agent, a named node is
-  // lost, does not answer, or has a worker that is not ready;
+  // spec (core::Validate), bad node list (ValidateNodes), unknown plan or
+  // node; UNAVAILABLE no live agent, a named node is lost, does not answer,
+  // describes itself out of bounds (ValidateAgentInfo, more workers than
+  // it heartbeats with, another name) or has a worker that is not ready;
   // FAILED_PRECONDITION mixed backends.
   absl::StatusOr<SweepPlan> Plan(const v1::SweepRequest& request,
                                  const std::string& coordinator_address);

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/core/regression.h"
 #include "daemon/core/straggler.h"
@@ -143,8 +144,17 @@ v1::SweepEvent SweepRecorder::Finish(
         absl::StrCat("sweep ", plan_.sweep_id, " straggler: ", straggler));
     history_->RecordStraggler(plan_.sweep_id, straggler).IgnoreError();
   }
+  // The stored error is bounded (an agent's message is its own to make).
+  absl::string_view error = status.message();
+  std::string cut;
+  if (error.size() > core::kMaxStoredErrorLength) {
+    cut = absl::StrCat(error.substr(0, core::kMaxStoredErrorLength), "... (",
+                       error.size() - core::kMaxStoredErrorLength,
+                       " more bytes)");
+    error = cut;
+  }
   absl::Status finished_ok = history_->FinishSweep(
-      plan_.sweep_id, outcome, status.message(), diagnosis_json, clock_->Now());
+      plan_.sweep_id, outcome, error, diagnosis_json, clock_->Now());
   if (!finished_ok.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
   }

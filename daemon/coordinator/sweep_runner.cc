@@ -21,6 +21,57 @@ bool IsLeaseEnd(const absl::Status& status) {
 
 }  // namespace
 
+absl::Status SweepRunner::Inbox::Admit(int agent, const std::string& node,
+                                       const v1::RankEvent& event) {
+  const int nranks = static_cast<int>(agent_of_rank.size());
+  auto fail = [&](absl::StatusCode code, absl::string_view why) {
+    absl::Status status(
+        code, absl::StrCat("node ", node, " sent an event out of bounds: ", why,
+                           " (each rank reports its communicator once and "
+                           "each of the ",
+                           steps,
+                           " steps once, in order); a broken agent, or not "
+                           "a FabricPulse agent"));
+    if (rogue.ok()) {
+      rogue = status;
+      FP_LOG_ERROR(status.message());
+    }
+    return status;
+  };
+  const int rank = event.has_comm_ready() ? event.comm_ready().rank()
+                   : event.has_step()     ? event.step().timing().rank()
+                                          : -1;
+  if (!event.has_comm_ready() && !event.has_step()) {
+    return fail(absl::StatusCode::kInvalidArgument, "an empty event");
+  }
+  if (rank < 0 || rank >= nranks || agent_of_rank[rank] != agent) {
+    return fail(absl::StatusCode::kInvalidArgument,
+                absl::StrCat("rank ", rank, " is not one of its ranks"));
+  }
+  if (event.has_comm_ready()) {
+    if (comm_ready[rank]) {
+      return fail(
+          absl::StatusCode::kResourceExhausted,
+          absl::StrCat("rank ", rank, " reported its communicator twice"));
+    }
+    comm_ready[rank] = true;
+    return absl::OkStatus();
+  }
+  const int index = event.step().step_index();
+  if (index < 0 || index >= steps) {
+    return fail(absl::StatusCode::kInvalidArgument,
+                absl::StrCat("rank ", rank, " reported step ", index,
+                             " of a sweep of ", steps, " steps"));
+  }
+  if (index < next_step[rank]) {
+    return fail(absl::StatusCode::kResourceExhausted,
+                absl::StrCat("rank ", rank, " reported step ", index,
+                             " after step ", next_step[rank] - 1));
+  }
+  next_step[rank] = index + 1;
+  return absl::OkStatus();
+}
+
 void SweepRunner::TakeAgentEnd(const AgentEvent& item, Progress& p) {
   p.agents_done++;
   if (item.status.ok()) return;
@@ -131,6 +182,20 @@ v1::SweepEvent SweepRunner::StartedEvent() const {
 
 void SweepRunner::StartStreams() {
   const auto assignments = AssignRanks(plan_.agents);
+  {
+    absl::MutexLock lock(&inbox_->mu);
+    inbox_->steps = static_cast<int>(plan_.steps.size());
+    inbox_->agent_of_rank.assign(plan_.nranks, -1);
+    for (size_t i = 0; i < assignments.size(); ++i) {
+      for (const auto& a : assignments[i]) {
+        if (a.rank() >= 0 && a.rank() < plan_.nranks) {
+          inbox_->agent_of_rank[a.rank()] = static_cast<int>(i);
+        }
+      }
+    }
+    inbox_->next_step.assign(plan_.nranks, 0);
+    inbox_->comm_ready.assign(plan_.nranks, false);
+  }
   for (size_t i = 0; i < plan_.agents.size(); ++i) {
     v1::AgentSweepRequest req;
     req.set_sweep_id(plan_.sweep_id);
@@ -143,10 +208,14 @@ void SweepRunner::StartStreams() {
     req.set_lease_seconds(absl::ToDoubleSeconds(plan_.lease));
     const int agent = static_cast<int>(i);
     AgentSweepCallbacks callbacks;
-    callbacks.on_event = [inbox = inbox_, agent](const v1::RankEvent& e) {
-      absl::MutexLock lock(&inbox->mu);
-      inbox->queue.push_back({agent, false, absl::OkStatus(), e});
-    };
+    callbacks.on_event =
+        [inbox = inbox_, agent,
+         node = plan_.agents[i].node_name()](const v1::RankEvent& e) {
+          absl::MutexLock lock(&inbox->mu);
+          // Checked on arrival: an event out of bounds is never queued.
+          if (!inbox->rogue.ok() || !inbox->Admit(agent, node, e).ok()) return;
+          inbox->queue.push_back({agent, false, absl::OkStatus(), e});
+        };
     callbacks.on_done = [inbox = inbox_, agent](const absl::Status& status) {
       absl::MutexLock lock(&inbox->mu);
       inbox->queue.push_back({agent, true, status, {}});
@@ -207,12 +276,12 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
       Inbox& inbox = *inbox_;
       absl::MutexLock lock(&inbox.mu);
       auto ready_to_act = [&inbox]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(inbox.mu) {
-        return !inbox.queue.empty() || !inbox.stop.ok();
+        return !inbox.queue.empty() || !inbox.stop.ok() || !inbox.rogue.ok();
       };
       clock_->AwaitWithDeadline(&inbox.mu, absl::Condition(&ready_to_act),
                                 last_progress + silence_limit);
       batch.swap(inbox.queue);
-      stop = inbox.stop;
+      stop = inbox.rogue.ok() ? inbox.stop : inbox.rogue;
     }
     const absl::Time now = clock_->Now();
     if (!batch.empty()) last_progress = now;

@@ -62,6 +62,14 @@ class SweepRunner {
   // rank's error (DEADLINE_EXCEEDED, UNAVAILABLE, ...), ABORTED when
   // aborted, CANCELLED when the sink went away; every member is then told
   // to abort the communicator.
+  //
+  // Events are bounded: each rank reports its communicator once and each
+  // step once, in step order, so a rank sends at most steps + 1 events and
+  // an agent its ranks times that. An event beyond that, out of order, for
+  // a step that does not exist or for a rank the agent was not given fails
+  // the sweep at once (RESOURCE_EXHAUSTED for a repeated report,
+  // INVALID_ARGUMENT for the others), naming the agent; it is dropped on
+  // arrival, never queued.
   absl::Status Run(const SweepSink& sink);
   // Ends the sweep with ABORTED (an operator's abort) or CANCELLED (the
   // client went away). Any thread; idempotent; the first one counts.
@@ -94,6 +102,18 @@ class SweepRunner {
     std::vector<AgentEvent> queue ABSL_GUARDED_BY(mu);
     // Why the sweep must end now (ABORTED, CANCELLED); OK while it runs.
     absl::Status stop ABSL_GUARDED_BY(mu);
+    // The bounds on events (see Run), set before the streams start.
+    int steps = 0;
+    std::vector<int> agent_of_rank;                  // by global rank
+    std::vector<int> next_step ABSL_GUARDED_BY(mu);  // by global rank
+    std::vector<bool> comm_ready ABSL_GUARDED_BY(mu);
+    // The first event out of bounds; OK while there is none.
+    absl::Status rogue ABSL_GUARDED_BY(mu);
+    // Admits one of `agent`'s events (named `node`): OK, or why it breaks
+    // the bounds (also kept in `rogue`).
+    absl::Status Admit(int agent, const std::string& node,
+                       const v1::RankEvent& event)
+        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   };
   // What Run has seen so far.
   struct Progress {

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 
@@ -15,8 +16,8 @@ absl::StatusOr<uint64_t> ParseByteSize(absl::string_view text,
   std::string s = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text));
   auto error = [&] {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ": '", text,
-                     "' is not a byte size; use a whole number with an "
+        absl::StrCat(field, ": ", QuotePrefix(text),
+                     " is not a byte size; use a whole number with an "
                      "optional K, M or G suffix (e.g. 8, 64K, 1M, 2G)"));
   };
   if (!s.empty() && s.back() == 'B') s.pop_back();
@@ -47,7 +48,7 @@ absl::StatusOr<uint64_t> ParseByteSize(absl::string_view text,
   if (!absl::SimpleAtoi(s, &value)) return error();
   if (value > std::numeric_limits<uint64_t>::max() / multiplier) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ": '", text, "' is too large"));
+        absl::StrCat(field, ": ", QuotePrefix(text), " is too large"));
   }
   return value * multiplier;
 }

@@ -12,6 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "daemon/core/config_sections.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/plan_parser.h"
 #include "yaml-cpp/yaml.h"
 
@@ -41,8 +43,8 @@ absl::Status CheckZone(const std::string& zone, int line,
   absl::TimeZone tz;
   if (zone.empty() || !absl::LoadTimeZone(zone, &tz)) {
     return ConfigError(line, path,
-                       absl::StrCat("unknown zone '", zone,
-                                    "'; use an IANA zone name such as UTC or "
+                       absl::StrCat("unknown zone ", QuotePrefix(zone),
+                                    "; use an IANA zone name such as UTC or "
                                     "Europe/Berlin"));
   }
   return absl::OkStatus();
@@ -133,11 +135,12 @@ absl::StatusOr<ScheduleConfig> ParseSchedule(const YAML::Node& node, int line,
   if (!text.ok()) return text.status();
   schedule.name = *text;
   if (!IsValidConfigName(schedule.name)) {
-    return ConfigError(name.line, JoinPath(path, "name"),
-                       absl::StrCat("invalid schedule name '", schedule.name,
-                                    "'; use 1 to 63 lowercase letters, "
-                                    "digits, '_' or '-', starting with a "
-                                    "letter or digit"));
+    return ConfigError(
+        name.line, JoinPath(path, "name"),
+        absl::StrCat("invalid schedule name ", QuotePrefix(schedule.name),
+                     "; use 1 to 63 lowercase letters, "
+                     "digits, '_' or '-', starting with a "
+                     "letter or digit"));
   }
   const Field& plan = fields->at("plan");
   text = config_internal::ReadString(plan, JoinPath(path, "plan"));
@@ -150,7 +153,7 @@ absl::StatusOr<ScheduleConfig> ParseSchedule(const YAML::Node& node, int line,
     }
     return ConfigError(
         plan.line, JoinPath(path, "plan"),
-        absl::StrCat("unknown plan '", schedule.plan, "'; defined: ",
+        absl::StrCat("unknown plan ", QuotePrefix(schedule.plan), "; defined: ",
                      defined.empty() ? "none" : absl::StrJoin(defined, ", ")));
   }
   std::string zone = config.timezone;
@@ -198,8 +201,8 @@ absl::Status ParseSchedules(const Field& field, CoordinatorConfig& config) {
     if (!inserted) {
       return ConfigError(
           line, JoinPath(path, "name"),
-          absl::StrCat("duplicate schedule name '", schedule->name,
-                       "' (first at line ", it->second, ")"));
+          absl::StrCat("duplicate schedule name ", QuotePrefix(schedule->name),
+                       " (first at line ", it->second, ")"));
     }
     config.schedules.push_back(*std::move(schedule));
   }
@@ -209,9 +212,9 @@ absl::Status ParseSchedules(const Field& field, CoordinatorConfig& config) {
 absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
   CoordinatorConfig config;
   if (root.IsNull()) return config;  // an empty file
-  absl::StatusOr<Fields> fields =
-      ReadMap(root, config_internal::LineOf(root), "",
-              {"timezone", "baseline", "plans", "schedules"});
+  absl::StatusOr<Fields> fields = ReadMap(
+      root, config_internal::LineOf(root), "",
+      {"timezone", "baseline", "history", "agents", "plans", "schedules"});
   if (!fields.ok()) return fields.status();
   if (auto it = fields->find("timezone"); it != fields->end()) {
     absl::StatusOr<std::string> zone =
@@ -223,7 +226,10 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
   }
   // Plans before schedules, whatever the order in the file.
   for (const auto& [key, parse] :
-       {std::pair{"baseline", &ParseBaseline}, std::pair{"plans", &ParsePlans},
+       {std::pair{"baseline", &ParseBaseline},
+        std::pair{"history", &config_internal::ParseHistory},
+        std::pair{"agents", &config_internal::ParseAgents},
+        std::pair{"plans", &ParsePlans},
         std::pair{"schedules", &ParseSchedules}}) {
     if (auto it = fields->find(key); it != fields->end()) {
       absl::Status status = parse(it->second, config);
@@ -248,6 +254,10 @@ bool operator==(const CoordinatorConfig& a, const CoordinatorConfig& b) {
   return a.timezone == b.timezone && a.baseline_window == b.baseline_window &&
          a.baseline_min_sweeps == b.baseline_min_sweeps &&
          a.regression_threshold == b.regression_threshold &&
+         a.history_max_age == b.history_max_age &&
+         a.history_max_bytes == b.history_max_bytes &&
+         a.max_agents == b.max_agents &&
+         a.forget_lost_agents_after == b.forget_lost_agents_after &&
          a.plans == b.plans && a.schedules == b.schedules;
 }
 

@@ -34,6 +34,16 @@
 //       min_bytes: 1M
 //       max_bytes: 256M
 //       factor: 4
+//   history:                     # retention of the sweep history
+//     max_age: 90d               # sweeps started longer ago are removed
+//                                # (1h .. 36500d; Nd, or an absl duration)
+//     max_bytes: 1G              # the oldest sweeps go first beyond this
+//                                # (1M .. 1T of the database file)
+//   agents:
+//     max: 4096                  # registered agents, lost ones included
+//                                # (1 .. 16384)
+//     forget_lost_after: 24h     # a lost agent is removed this long after
+//                                # its last heartbeat (1m .. 365d)
 //   schedules:
 //     - name: nightly            # unique; same naming rule as plans
 //       plan: nightly-full       # must name a plan
@@ -44,7 +54,7 @@
 // Rules:
 //  - Every key is optional except a schedule's name, plan and cron. Omitted
 //    top-level keys: timezone UTC, window 10, min_sweeps 5, threshold 0.9,
-//    no plans, no
+//    history 90d / 1G, agents 4096 / 24h (limits.h), no plans, no
 //    schedules (an empty file is valid). Omitted plan fields take
 //    core::SweepSpec's defaults. A plan with all defaults is written `{}`.
 //  - Unknown keys, duplicate keys and empty values (`key:` with nothing) are
@@ -74,7 +84,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "daemon/core/cron.h"
+#include "daemon/core/limits.h"
 #include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::core {
@@ -104,6 +116,12 @@ struct CoordinatorConfig {
   // A baseline needs this many succeeded sweeps (1..baseline_window).
   int baseline_min_sweeps = kDefaultBaselineMinSweeps;
   double regression_threshold = kDefaultRegressionThreshold;
+  // History retention (store/history_retention.h).
+  absl::Duration history_max_age = kDefaultHistoryMaxAge;
+  uint64_t history_max_bytes = kDefaultHistoryMaxBytes;
+  // Membership bounds (membership.h).
+  int max_agents = kDefaultMaxAgents;
+  absl::Duration forget_lost_agents_after = kDefaultForgetLostAfter;
   std::map<std::string, PlanConfig> plans;  // by name
   std::vector<ScheduleConfig> schedules;    // in file order
 };

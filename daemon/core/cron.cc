@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/civil_time.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -56,8 +57,8 @@ constexpr std::array<Macro, 7> kMacros = {{
 
 absl::Status FieldError(const FieldInfo& field, absl::string_view item,
                         absl::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("cron: ", field.name, " field '", item, "' ", problem));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cron: ", field.name, " field ", QuotePrefix(item), " ", problem));
 }
 
 absl::StatusOr<int> ParseValue(const FieldInfo& field, absl::string_view item,
@@ -165,8 +166,8 @@ absl::StatusOr<CronSchedule> CronSchedule::Parse(absl::string_view expr,
   if (!absl::LoadTimeZone(std::string(time_zone), &schedule.zone_) ||
       time_zone.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("time_zone: unknown zone '", time_zone,
-                     "'; use an IANA zone name such as UTC or Europe/Berlin"));
+        absl::StrCat("time_zone: unknown zone ", QuotePrefix(time_zone),
+                     "; use an IANA zone name such as UTC or Europe/Berlin"));
   }
   schedule.zone_name_ = std::string(time_zone);
 
@@ -179,8 +180,8 @@ absl::StatusOr<CronSchedule> CronSchedule::Parse(absl::string_view expr,
     }
     if (found == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "cron: unknown macro '", fields_text,
-          "'; allowed: @hourly, @daily, @midnight, @weekly, @monthly, "
+          "cron: unknown macro ", QuotePrefix(fields_text),
+          "; allowed: @hourly, @daily, @midnight, @weekly, @monthly, "
           "@yearly, @annually"));
     }
     fields_text = found->expansion;

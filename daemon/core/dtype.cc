@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -67,8 +68,9 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   for (const auto& [alias, dtype] : kAliases) {
     if (alias == lower) return dtype;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "dtype: unknown type '", name, "'; allowed: ", AllDTypeNames()));
+  return absl::InvalidArgumentError(
+      absl::StrCat("dtype: unknown type ", QuotePrefix(name),
+                   "; allowed: ", AllDTypeNames()));
 }
 
 std::string AllDTypeNames() {

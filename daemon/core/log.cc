@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -62,11 +63,21 @@ void SetLogTag(absl::string_view tag) {
 
 void Log(LogLevel level, absl::string_view message) {
   if (static_cast<int>(level) < EffectiveLevel()) return;
+  // A line is one line whatever a client put into the message (a newline in
+  // a node name would forge the next line), and bounded.
+  std::string text;
+  if (message.size() > kMaxLogMessageBytes) {
+    text = absl::StrCat(EscapeControl(message.substr(0, kMaxLogMessageBytes)),
+                        "... (", message.size() - kMaxLogMessageBytes,
+                        " more bytes)");
+  } else {
+    text = EscapeControl(message);
+  }
   std::lock_guard<std::mutex> lock(State().mu);
   std::string line = absl::StrCat(
       LevelName(level), " ",
       absl::FormatTime("%H:%M:%E3S", absl::Now(), absl::UTCTimeZone()), " ",
-      State().tag, State().tag.empty() ? "" : ": ", message, "\n");
+      EscapeControl(State().tag), State().tag.empty() ? "" : ": ", text, "\n");
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

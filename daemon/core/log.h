@@ -1,6 +1,8 @@
 // One small logger: timestamped lines on stderr, thread-safe.
 #pragma once
 
+#include <cstddef>
+
 #include "absl/strings/string_view.h"
 
 namespace fabricpulse::core {
@@ -13,6 +15,11 @@ void SetLogLevel(LogLevel level);
 // Prefix added to every line (e.g. "agent node-a").
 void SetLogTag(absl::string_view tag);
 
+// Messages longer than this are cut (the line says how much).
+inline constexpr size_t kMaxLogMessageBytes = 16384;
+
+// Writes one line: control characters in the tag and `message` are escaped
+// (core::EscapeControl), so no message can start a line of its own.
 void Log(LogLevel level, absl::string_view message);
 
 }  // namespace fabricpulse::core

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -65,7 +66,7 @@ absl::StatusOr<Op> ParseOp(absl::string_view name) {
     if (alias == lower) return op;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "ops: unknown op '", name, "'; allowed: ", AllOpNames()));
+      "ops: unknown op ", QuotePrefix(name), "; allowed: ", AllOpNames()));
 }
 
 std::string AllOpNames() {

@@ -11,6 +11,8 @@
 #include "absl/time/time.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/dtype.h"
+#include "daemon/core/limits.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/redop.h"
 
@@ -21,7 +23,7 @@ std::string Describe(const YAML::Node& node) {
   if (node.IsNull()) return "nothing";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a map";
-  return absl::StrCat("'", node.Scalar(), "'");
+  return QuotePrefix(node.Scalar());
 }
 
 absl::StatusOr<std::string> ReadScalar(const Field& field,
@@ -67,12 +69,17 @@ absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
       ReadScalar(field, path, "a duration such as 60s");
   if (!text.ok()) return text.status();
   double seconds = 0;
-  if (absl::SimpleAtod(*text, &seconds)) return absl::Seconds(seconds);
+  if (absl::SimpleAtod(*text, &seconds)) {
+    // NaN and infinities: out of range for Validate (absl::Seconds(NaN) is
+    // undefined).
+    return std::isfinite(seconds) ? absl::Seconds(seconds)
+                                  : absl::InfiniteDuration();
+  }
   absl::Duration duration;
   if (absl::ParseDuration(*text, &duration)) return duration;
   return ConfigError(field.line, path,
-                     absl::StrCat("'", *text,
-                                  "' is not a duration; use e.g. 60s, 1m30s "
+                     absl::StrCat(QuotePrefix(*text),
+                                  " is not a duration; use e.g. 60s, 1m30s "
                                   "or a number of seconds"));
 }
 
@@ -96,6 +103,11 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
     if (key == "ops") {
       absl::StatusOr<std::vector<ListItem>> ops = ReadStringList(field, sub);
       if (!ops.ok()) return ops.status();
+      if (ops->size() > kMaxOpsPerSpec) {
+        return ConfigError(field.line, sub,
+                           absl::StrCat(ops->size(), " entries; allowed: 1 to ",
+                                        kMaxOpsPerSpec, " (each op once)"));
+      }
       spec.ops.clear();
       for (size_t i = 0; i < ops->size(); ++i) {
         const ListItem& item = (*ops)[i];
@@ -159,6 +171,12 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
     } else if (key == "nodes") {
       absl::StatusOr<std::vector<ListItem>> nodes = ReadStringList(field, sub);
       if (!nodes.ok()) return nodes.status();
+      if (nodes->size() > kMaxNodesPerSweep) {
+        return ConfigError(
+            field.line, sub,
+            absl::StrCat(nodes->size(), " nodes; allowed: up to ",
+                         kMaxNodesPerSweep));
+      }
       std::set<std::string> seen;
       for (size_t i = 0; i < nodes->size(); ++i) {
         const ListItem& item = (*nodes)[i];
@@ -166,9 +184,14 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
         if (item.value.empty()) {
           return ConfigError(item.line, at, "empty node name");
         }
+        if (absl::Status name = ValidateNodeName("node", item.value);
+            !name.ok()) {
+          return Relabel(name, item.line, at);
+        }
         if (!seen.insert(item.value).second) {
-          return ConfigError(item.line, at,
-                             absl::StrCat("duplicate node '", item.value, "'"));
+          return ConfigError(
+              item.line, at,
+              absl::StrCat("duplicate node ", QuotePrefix(item.value)));
         }
         plan.nodes.push_back(item.value);
       }
@@ -263,8 +286,9 @@ absl::StatusOr<int64_t> ReadInt(const Field& field, absl::string_view path) {
   if (!text.ok()) return text.status();
   int64_t value = 0;
   if (!absl::SimpleAtoi(*text, &value)) {
-    return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not a whole number"));
+    return ConfigError(
+        field.line, path,
+        absl::StrCat(QuotePrefix(*text), " is not a whole number"));
   }
   return value;
 }
@@ -275,7 +299,7 @@ absl::StatusOr<double> ReadDouble(const Field& field, absl::string_view path) {
   double value = 0;
   if (!absl::SimpleAtod(*text, &value) || !std::isfinite(value)) {
     return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not a number"));
+                       absl::StrCat(QuotePrefix(*text), " is not a number"));
   }
   return value;
 }
@@ -285,8 +309,9 @@ absl::StatusOr<bool> ReadBool(const Field& field, absl::string_view path) {
   if (!text.ok()) return text.status();
   bool value = false;
   if (!YAML::convert<bool>::decode(field.value, value)) {
-    return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not true or false"));
+    return ConfigError(
+        field.line, path,
+        absl::StrCat(QuotePrefix(*text), " is not true or false"));
   }
   return value;
 }

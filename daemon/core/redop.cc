@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -34,8 +35,9 @@ absl::StatusOr<RedOp> ParseRedOp(absl::string_view name) {
   for (const auto& info : kRedOps) {
     if (info.name == lower) return info.op;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "redop: unknown reduction '", name, "'; allowed: ", AllRedOpNames()));
+  return absl::InvalidArgumentError(
+      absl::StrCat("redop: unknown reduction ", QuotePrefix(name),
+                   "; allowed: ", AllRedOpNames()));
 }
 
 std::string AllRedOpNames() {

@@ -1,6 +1,9 @@
 #include "daemon/core/step_merge.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "daemon/core/limits.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -37,6 +40,20 @@ void MergeArrivals(const std::vector<RankStepTiming>& ranks,
   merged.arrival_lateness_seconds = *last->arrival_seconds - median;
 }
 
+// Keeps the kMaxWrongRanksPerStep ranks with the most wrong elements: with
+// thousands of ranks corrupting at once, listing them all would make one
+// step's result megabytes.
+void CapWrongRanks(std::map<int, int64_t>& wrong_by_rank) {
+  if (wrong_by_rank.size() <= kMaxWrongRanksPerStep) return;
+  std::vector<std::pair<int, int64_t>> ranked(wrong_by_rank.begin(),
+                                              wrong_by_rank.end());
+  std::stable_sort(
+      ranked.begin(), ranked.end(),
+      [](const auto& a, const auto& b) { return a.second > b.second; });
+  ranked.resize(kMaxWrongRanksPerStep);
+  wrong_by_rank = std::map<int, int64_t>(ranked.begin(), ranked.end());
+}
+
 }  // namespace
 
 MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
@@ -51,6 +68,7 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
     merged.wrong += r.wrong;
     if (r.wrong != 0) merged.wrong_by_rank[r.rank] += r.wrong;
   }
+  CapWrongRanks(merged.wrong_by_rank);
   merged.time_seconds = slowest->mean_seconds;
   merged.slowest_rank = slowest->rank;
   merged.max_rank_time_seconds = slowest->mean_seconds;

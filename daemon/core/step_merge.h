@@ -28,8 +28,10 @@ struct MergedStep {
   double time_seconds = 0;
   double algbw = 0;   // bytes per second
   double busbw = 0;   // bytes per second
-  int64_t wrong = 0;  // summed over ranks
-  // Ranks with a nonzero wrong count, by rank (at most nranks entries).
+  int64_t wrong = 0;  // summed over every rank
+  // Ranks with a nonzero wrong count, by rank: the kMaxWrongRanksPerStep
+  // (limits.h) with the most (ties: the lower rank), so at most that many
+  // entries; `wrong` counts the others too.
   std::map<int, int64_t> wrong_by_rank;
   int slowest_rank = 0;
   double min_rank_time_seconds = 0;

@@ -6,6 +6,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/core/byte_size.h"
+#include "daemon/core/limits.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::core {
@@ -67,8 +69,8 @@ absl::StatusOr<Placement> ParsePlacement(absl::string_view name) {
     if (PlacementName(p) == lower) return p;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("placement: unknown placement '", name,
-                   "'; allowed: out_of_place, in_place, both"));
+      absl::StrCat("placement: unknown placement ", QuotePrefix(name),
+                   "; allowed: out_of_place, in_place, both"));
 }
 
 absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
@@ -80,6 +82,19 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
     return absl::InvalidArgumentError(
         absl::StrCat("ops: empty; allowed: one or more of ", AllOpNames()));
   }
+  if (spec.ops.size() > kMaxOpsPerSpec) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ops: ", spec.ops.size(), " entries; allowed: 1 to ", kMaxOpsPerSpec,
+        " (each op once is enough: duplicates are dropped)"));
+  }
+  // Lengths before names: an unknown name is quoted, and must be short.
+  for (const std::string& name : spec.ops) {
+    FP_RETURN_IF_ERROR(CheckLength("ops", name, kMaxSpecTokenLength));
+  }
+  FP_RETURN_IF_ERROR(CheckLength("dtype", spec.dtype, kMaxSpecTokenLength));
+  FP_RETURN_IF_ERROR(CheckLength("redop", spec.redop, kMaxSpecTokenLength));
+  FP_RETURN_IF_ERROR(
+      CheckLength("placement", spec.placement, kMaxSpecTokenLength));
   for (const std::string& name : spec.ops) {
     FP_ASSIGN_OR_RETURN(Op op, ParseOp(name));
     if (std::find(resolved.ops.begin(), resolved.ops.end(), op) ==

@@ -26,7 +26,11 @@ inline constexpr uint64_t kMaxBytes = 1ull << 40;  // 1T
 inline constexpr int kMaxIters = 1000000;
 inline constexpr int kMaxWarmupIters = 100000;
 inline constexpr double kMaxFactor = 1024;
-inline constexpr size_t kMaxSteps = 10000;
+// Steps of one sweep (ops x sizes x placements): every op at every size of
+// a factor-2 schedule from 1 B to 1 TiB, both placements, is 738; the bound
+// keeps a sweep's stored rows and its GetSweep answer (~1.4 KB a step at
+// most, see limits.h) small.
+inline constexpr size_t kMaxSteps = 4096;
 inline constexpr absl::Duration kDefaultOpTimeout = absl::Seconds(30);
 inline constexpr absl::Duration kMaxOpTimeout = absl::Hours(1);
 
@@ -71,8 +75,11 @@ struct ResolvedSpec {
 };
 
 // Checks every field against its allowed range for a communicator of
-// `nranks` ranks. Errors: INVALID_ARGUMENT whose message starts with the
-// field name, then the value and the allowed range.
+// `nranks` ranks: at most kMaxOpsPerSpec ops (duplicates dropped), names of
+// at most kMaxSpecTokenLength bytes (limits.h), sizes, counts and timeout
+// in range. Errors: INVALID_ARGUMENT whose message starts with the field
+// name, then the value (a client's string quoted by its prefix, with its
+// length) and the allowed range.
 absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks);
 
 // The sizes of the schedule, in order (before per-op rounding).

@@ -25,6 +25,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
     kComplete,  // comm_ready and every step for every rank, then OK
     kHang,      // comm_ready, then nothing until Abort or Cancel
     kFail,      // comm_ready, then the stream ends with `sweep_error`
+    kScript,    // exactly the events of SetScript, then as kHang
   };
 
   explicit FakeAgentClient(v1::AgentInfo info) : info_(std::move(info)) {}
@@ -64,6 +65,12 @@ class FakeAgentClient final : public coordinator::AgentClient {
     absl::MutexLock lock(&mu_);
     mode_ = mode;
     sweep_error_ = std::move(error);
+  }
+  // The events a kScript sweep sends (a broken or rogue agent).
+  void SetScript(std::vector<v1::RankEvent> events) {
+    absl::MutexLock lock(&mu_);
+    mode_ = SweepMode::kScript;
+    script_ = std::move(events);
   }
   // Each rank's mean time per step (default 1 ms).
   void SetRankSeconds(double seconds) {
@@ -200,6 +207,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
   SweepMode mode_ ABSL_GUARDED_BY(mu_) = SweepMode::kComplete;
   absl::Status sweep_error_ ABSL_GUARDED_BY(mu_);
   double rank_seconds_ ABSL_GUARDED_BY(mu_) = 1e-3;
+  std::vector<v1::RankEvent> script_ ABSL_GUARDED_BY(mu_);
   int describe_calls_ ABSL_GUARDED_BY(mu_) = 0;
   int abort_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<common::AbortCause> abort_causes_ ABSL_GUARDED_BY(mu_);
@@ -227,12 +235,20 @@ inline std::unique_ptr<coordinator::AgentSweepStream> FakeAgentClient::RunSweep(
   SweepMode mode;
   double seconds;
   int id;
+  std::vector<v1::RankEvent> script;
   {
     absl::MutexLock lock(&mu_);
     sweeps_.push_back(request);
     mode = mode_;
     seconds = rank_seconds_;
     id = next_stream_++;
+    script = script_;
+  }
+  if (mode == SweepMode::kScript) {
+    for (const v1::RankEvent& event : script) callbacks.on_event(event);
+    absl::MutexLock lock(&mu_);
+    open_[id] = std::move(callbacks);
+    return std::make_unique<Stream>(this, id);
   }
   for (const v1::RankAssignment& a : request.ranks()) {
     v1::RankEvent ready;

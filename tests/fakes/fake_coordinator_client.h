@@ -32,9 +32,31 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     absl::MutexLock lock(&mu_);
     sweep_id_ = std::move(sweep_id);
   }
+  // Registrations answer `refusal` (e.g. ALREADY_EXISTS) until it is OK.
+  void RefuseRegistrations(absl::Status refusal) {
+    absl::MutexLock lock(&mu_);
+    refusal_ = std::move(refusal);
+  }
   int registers() {
     absl::MutexLock lock(&mu_);
     return registers_;
+  }
+  // Register calls, refused ones included.
+  int register_attempts() {
+    absl::MutexLock lock(&mu_);
+    return attempts_;
+  }
+  // Waits (real time, bounded) until `n` Register calls were made.
+  bool WaitForAttempts(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return attempts_ >= n;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+  v1::RegisterRequest last_register() {
+    absl::MutexLock lock(&mu_);
+    return last_register_;
   }
   int heartbeats() {
     absl::MutexLock lock(&mu_);
@@ -53,6 +75,9 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
       const v1::RegisterRequest& request, absl::Duration timeout) override {
     absl::MutexLock lock(&mu_);
     if (down_) return absl::UnavailableError("connection refused");
+    attempts_++;
+    last_register_ = request;
+    if (!refusal_.ok()) return refusal_;
     registers_++;
     known_id_ = absl::StrCat("agent-", registers_);
     v1::RegisterResponse response;
@@ -83,6 +108,9 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
   std::string known_id_ ABSL_GUARDED_BY(mu_);
   std::string sweep_id_ ABSL_GUARDED_BY(mu_);
   int registers_ ABSL_GUARDED_BY(mu_) = 0;
+  int attempts_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status refusal_ ABSL_GUARDED_BY(mu_);
+  v1::RegisterRequest last_register_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   double interval_seconds_ ABSL_GUARDED_BY(mu_) = 1;
 };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "absl/time/clock.h"
+#include "daemon/common/channel_args.h"
 #include "daemon/common/process.h"
 #include "daemon/security/credentials.h"
 #include "grpcpp/grpcpp.h"
@@ -102,9 +103,10 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelFor(
 
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address) {
-  return v1::CoordinatorService::NewStub(grpc::CreateChannel(
+  return v1::CoordinatorService::NewStub(grpc::CreateCustomChannel(
       address,
-      ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""})));
+      ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""}),
+      common::ClientChannelArguments()));
 }
 
 std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
@@ -115,9 +117,10 @@ std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
     EXPECT_TRUE(issued.ok()) << issued.status();
     if (issued.ok()) tls = *issued;
   }
-  return v1::AgentService::NewStub(grpc::CreateChannel(
+  return v1::AgentService::NewStub(grpc::CreateCustomChannel(
       agent.address(),
-      ChannelFor(tls, {security::Role::kAgent, agent.node_name()})));
+      ChannelFor(tls, {security::Role::kAgent, agent.node_name()}),
+      common::ClientChannelArguments()));
 }
 
 void UseClientIdentityOf(const client::LocalCluster& cluster) {

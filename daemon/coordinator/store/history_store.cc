@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/store/schema.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::coordinator {
@@ -21,7 +22,7 @@ absl::StatusOr<std::string> SweepStatus(sqlite3* db, absl::string_view id) {
   FP_ASSIGN_OR_RETURN(bool found, stmt.Step());
   if (!found) {
     return absl::NotFoundError(
-        absl::StrCat("history store: no sweep '", id, "'"));
+        absl::StrCat("history store: no sweep ", core::QuotePrefix(id)));
   }
   return stmt.ColumnText(0);
 }
@@ -65,6 +66,18 @@ absl::Status Configure(sqlite3* db, const std::string& path) {
   FP_RETURN_IF_ERROR(
       Exec(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
            "setting durability"));
+  // Retention gives pages back with incremental vacuum, which a file must
+  // be made for: a new one before its first table, an older one by one
+  // VACUUM (once; it rewrites the file).
+  FP_ASSIGN_OR_RETURN(Statement vacuum_mode,
+                      Statement::Prepare(db, "PRAGMA auto_vacuum"));
+  FP_ASSIGN_OR_RETURN(bool has_mode, vacuum_mode.Step());
+  const int64_t auto_vacuum = has_mode ? vacuum_mode.ColumnInt(0) : 0;
+  vacuum_mode.Reset();
+  if (auto_vacuum != 2) {
+    FP_RETURN_IF_ERROR(Exec(db, "PRAGMA auto_vacuum = INCREMENTAL; VACUUM",
+                            "turning on incremental vacuum"));
+  }
   return ApplyMigrations(db);
 }
 
@@ -223,7 +236,9 @@ absl::Status HistoryStore::FinishSweep(absl::string_view id,
   BindTime(update, 4, finished);
   update.BindText(5, id);
   FP_RETURN_IF_ERROR(update.Run());
-  return txn.Commit();
+  FP_RETURN_IF_ERROR(txn.Commit());
+  finished_count_.fetch_add(1, std::memory_order_relaxed);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> HistoryStore::MarkInterrupted(absl::Time now) {
@@ -237,7 +252,9 @@ absl::StatusOr<int> HistoryStore::MarkInterrupted(absl::Time now) {
           "the sweep was running' ELSE error END WHERE status = 'running'"));
   BindTime(update, 1, now);
   FP_RETURN_IF_ERROR(update.Run());
-  return sqlite3_changes(db_);
+  const int changed = sqlite3_changes(db_);
+  finished_count_.fetch_add(changed, std::memory_order_relaxed);
+  return changed;
 }
 
 absl::StatusOr<SweepWithSteps> HistoryStore::GetSweep(absl::string_view id) {
@@ -253,7 +270,7 @@ absl::StatusOr<SweepWithSteps> HistoryStore::GetSweep(absl::string_view id) {
   FP_ASSIGN_OR_RETURN(bool found, select.Step());
   if (!found) {
     return absl::NotFoundError(
-        absl::StrCat("history store: no sweep '", id, "'"));
+        absl::StrCat("history store: no sweep ", core::QuotePrefix(id)));
   }
   SweepWithSteps result;
   result.sweep = ReadSweepRow(select);

@@ -3,6 +3,7 @@
 // loses nothing.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,6 +96,14 @@ struct SweepWithSteps {
   std::vector<StepRecord> steps;  // by index
 };
 
+// What one Prune removed.
+struct PruneResult {
+  int removed_by_age = 0;
+  int removed_by_size = 0;
+  uint64_t bytes_before = 0;  // the database file, before and after
+  uint64_t bytes_after = 0;
+};
+
 // The coordinator's sweep history.
 //
 // Storage: one SQLite file (plus its -wal and -shm files) with the schema of
@@ -108,6 +117,10 @@ struct SweepWithSteps {
 // since the last checkpoint: the price of not paying an fsync (milliseconds
 // on ordinary disks) per step on the path of every result a user waits for.
 // Opening after a crash replays the WAL.
+//
+// Size: the file uses SQLite's incremental auto-vacuum (set at Open, with a
+// one-time VACUUM for files made before), so Prune gives the pages of what
+// it removed back to the file system.
 //
 // Thread-safety: thread-safe. One connection, guarded by a mutex held for
 // each method's whole transaction, so calls from different threads are
@@ -179,6 +192,24 @@ class HistoryStore {
   // Running, failed, aborted and interrupted sweeps never count. Empty when
   // there is none. Judge them with core::JudgeStep. Errors:
   // INVALID_ARGUMENT when window < 1.
+  // Retention: removes every finished sweep (all but "running") that
+  // started before `started_before` (or has no start time), then, while
+  // the database's used pages exceed `max_bytes`, the finished sweeps that
+  // started first; their steps and nodes go with them. A running sweep is
+  // never removed. Then frees the pages (incremental vacuum, WAL checkpoint)
+  // so the file shrinks. Each removal is its own transaction. Errors: the
+  // common ones (what was removed before an error stays removed).
+  absl::StatusOr<PruneResult> Prune(absl::Time started_before,
+                                    uint64_t max_bytes);
+  // The database's used size: its pages, but for free ones, times the page
+  // size. Errors: the common ones.
+  absl::StatusOr<uint64_t> UsedBytes();
+  // Sweeps finished (FinishSweep, MarkInterrupted) through this store since
+  // it was opened.
+  uint64_t finished_count() const {
+    return finished_count_.load(std::memory_order_relaxed);
+  }
+
   absl::StatusOr<std::vector<core::BaselineSample>> BaselineSamples(
       absl::string_view plan, absl::string_view op, absl::string_view dtype,
       uint64_t bytes, int nranks, absl::string_view topology, bool in_place,
@@ -191,8 +222,16 @@ class HistoryStore {
   absl::Status UpdateSweep(absl::string_view id, const char* sql,
                            const std::function<void(Statement&)>& bind);
 
+  // Deletes up to `limit` finished sweeps that started first (all of them
+  // when `started_before` is not InfinitePast: those that started before
+  // it). Returns how many.
+  absl::StatusOr<int> DeleteOldest(absl::Time started_before, int64_t limit)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<uint64_t> UsedBytesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Mutex mu_;
   sqlite3* const db_ ABSL_PT_GUARDED_BY(mu_);
+  std::atomic<uint64_t> finished_count_{0};
 };
 
 }  // namespace fabricpulse::coordinator

@@ -101,5 +101,65 @@ TEST_F(RegistrationTest, AnsweredHeartbeatsHoldTheSweepLease) {
       absl::StatusCode::kUnavailable);
 }
 
+TEST_F(RegistrationTest,
+       ARefusedRegistrationIsLoggedOnceAndRetriedWithBackoff) {
+  coordinator_->RefuseRegistrations(absl::AlreadyExistsError(
+      "node_name: node node-a is held by a live agent at 10.0.0.1:7071"));
+  ::testing::internal::CaptureStderr();
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForAttempts(1));
+  // 1 s, 2 s, 4 s, then the 5 s lease between attempts.
+  for (const int seconds : {1, 2, 4, 5, 5}) {
+    const int before = coordinator_->register_attempts();
+    if (seconds > 1) {
+      Tick(absl::Seconds(seconds - 1));
+      EXPECT_EQ(coordinator_->register_attempts(), before) << seconds;
+      Tick(absl::Seconds(1));
+    } else {
+      Tick(absl::Seconds(1));
+    }
+    ASSERT_TRUE(coordinator_->WaitForAttempts(before + 1)) << seconds;
+  }
+  EXPECT_FALSE(registration_->registered());
+  coordinator_->RefuseRegistrations(absl::OkStatus());
+  Tick(absl::Seconds(5));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  registration_->Stop();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  int refusals = 0;
+  for (size_t at = log.find("refuses to register"); at != std::string::npos;
+       at = log.find("refuses to register", at + 1)) {
+    refusals++;
+  }
+  EXPECT_EQ(refusals, 1) << log;
+  EXPECT_NE(log.find("ALREADY_EXISTS"), std::string::npos) << log;
+  EXPECT_NE(log.find("held by a live agent at 10.0.0.1:7071"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("registration accepted after 6 refusal(s)"),
+            std::string::npos)
+      << log;
+}
+
+TEST_F(RegistrationTest, EveryRegistrationCarriesThisProcesssInstance) {
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  const v1::AgentInfo first = coordinator_->last_register().agent();
+  EXPECT_EQ(first.instance_id().size(), 32u);
+  EXPECT_EQ(first.instance_id(), registration_->instance().instance_id);
+  EXPECT_EQ(first.boot_id(), registration_->instance().boot_id);
+  coordinator_->Forget();
+  Tick(absl::Seconds(1));
+  Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(2));
+  EXPECT_EQ(coordinator_->last_register().agent().instance_id(),
+            first.instance_id());
+  // Another process gets another instance; this machine's boot id.
+  const AgentInstance other = AgentInstance::ThisProcess();
+  EXPECT_NE(other.instance_id, first.instance_id());
+  EXPECT_EQ(other.boot_id, first.boot_id());
+  EXPECT_FALSE(other.boot_id.empty());  // Linux has /proc
+}
+
 }  // namespace
 }  // namespace fabricpulse::agent

@@ -125,6 +125,10 @@ TEST(CoordinatorConfigTest, EmptyFileTakesDefaults) {
     EXPECT_EQ(config->regression_threshold, 0.9);
     EXPECT_THAT(config->plans, IsEmpty());
     EXPECT_THAT(config->schedules, IsEmpty());
+    EXPECT_EQ(config->history_max_age, absl::Hours(24 * 90));
+    EXPECT_EQ(config->history_max_bytes, 1ull << 30);
+    EXPECT_EQ(config->max_agents, 4096);
+    EXPECT_EQ(config->forget_lost_agents_after, absl::Hours(24));
   }
 }
 
@@ -236,13 +240,13 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    min_bytes: 1",
                           "    max_bytes: 1G", "    step_bytes: 1K"})),
             "config line 2: plans.p: min_bytes..max_bytes gives more than "
-            "10000 sizes; raise factor or step_bytes, or narrow the range");
+            "4096 sizes; raise factor or step_bytes, or narrow the range");
 }
 
 TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
   EXPECT_EQ(ErrorOf(Yaml({"timezone: UTC", "timezon: UTC"})),
-            "config line 2: timezon: unknown key; allowed: baseline, plans, "
-            "schedules, timezone");
+            "config line 2: timezon: unknown key; allowed: agents, baseline, "
+            "history, plans, schedules, timezone");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
             "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
             "factor, fresh_comm, graph, iters, max_bytes, min_bytes, nodes, "
@@ -377,6 +381,84 @@ TEST(CoordinatorConfigTest, SchedulesMayComeBeforePlans) {
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->schedules.size(), 1u);
   EXPECT_EQ(config->schedules[0].cron, Cron("0 0 * * *", "America/New_York"));
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
+
+namespace fabricpulse::core {
+namespace {
+
+TEST(CoordinatorConfigTest, HistoryAndAgentBounds) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      Yaml({"history:", "  max_age: 30d", "  max_bytes: 256M",
+            "agents:", "  max: 100", "  forget_lost_after: 36h"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->history_max_age, absl::Hours(24 * 30));
+  EXPECT_EQ(config->history_max_bytes, 256ull << 20);
+  EXPECT_EQ(config->max_agents, 100);
+  EXPECT_EQ(config->forget_lost_agents_after, absl::Hours(36));
+  config = ParseCoordinatorConfig(
+      Yaml({"history:", "  max_age: 1h30m", "agents:", "  max: 16384"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->history_max_age, absl::Minutes(90));
+  EXPECT_EQ(config->history_max_bytes, 1ull << 30);
+  EXPECT_EQ(config->max_agents, 16384);
+}
+
+TEST(CoordinatorConfigTest, RejectsHistoryAndAgentValuesOutOfRange) {
+  EXPECT_EQ(ErrorOf(Yaml({"history:", "  max_age: 10m"})),
+            "config line 2: history.max_age: 10m is out of range; allowed: "
+            "1h to 36500d");
+  EXPECT_EQ(ErrorOf(Yaml({"history:", "  max_age: soon"})),
+            "config line 2: history.max_age: 'soon' is not a duration; use "
+            "e.g. 90d, 36h or 1h30m");
+  EXPECT_EQ(ErrorOf(Yaml({"history:", "  max_age: -3d"})),
+            "config line 2: history.max_age: '-3d' is not a duration; use "
+            "e.g. 90d, 36h or 1h30m");
+  EXPECT_EQ(ErrorOf(Yaml({"history:", "  max_bytes: 1K"})),
+            "config line 2: history.max_bytes: 1K is out of range; allowed: "
+            "1M to 1T");
+  EXPECT_EQ(
+      ErrorOf(Yaml({"history:", "  max_bytes: lots"})),
+      "config line 2: history.max_bytes: 'lots' is not a byte size; use "
+      "a whole number with an optional K, M or G suffix (e.g. 8, 64K, 1M, "
+      "2G)");
+  EXPECT_EQ(ErrorOf(Yaml({"history:", "  keep: all"})),
+            "config line 2: history.keep: unknown key; allowed: max_age, "
+            "max_bytes");
+  EXPECT_EQ(ErrorOf(Yaml({"agents:", "  max: 0"})),
+            "config line 2: agents.max: 0 is out of range; allowed: 1 to "
+            "16384");
+  EXPECT_EQ(ErrorOf(Yaml({"agents:", "  max: 16385"})),
+            "config line 2: agents.max: 16385 is out of range; allowed: 1 to "
+            "16384");
+  EXPECT_EQ(ErrorOf(Yaml({"agents:", "  forget_lost_after: 1s"})),
+            "config line 2: agents.forget_lost_after: 1s is out of range; "
+            "allowed: 1m to 365d");
+}
+
+TEST(CoordinatorConfigTest, PlanBoundsAndNodeNames) {
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    nodes: [\"a\\nb\"]"})),
+            "config line 3: plans.p.nodes[0]: 'a\\nb' has a character that "
+            "is not allowed at byte 1 (\\n); allowed: 1 to 253 of A-Z a-z "
+            "0-9 . _ -, starting with a letter or digit");
+  std::string ops = "    ops: [";
+  for (int i = 0; i < 33; ++i) ops += i == 0 ? "all_reduce" : ", all_reduce";
+  ops += "]";
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", ops})),
+            "config line 3: plans.p.ops: 33 entries; allowed: 1 to 32 (each "
+            "op once)");
+  EXPECT_EQ(
+      ErrorOf(
+          Yaml({"plans:", "  p:", "    ops: [" + std::string(100, 'x') + "]"})),
+      "config line 3: plans.p.ops[0]: unknown op "
+      "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 bytes); allowed: "
+      "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+      "alltoall, sendrecv, gather, scatter");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: nan"})),
+            "config line 3: plans.p.timeout: inf is out of range; allowed: "
+            "more than 0s, up to 1h");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <map>
 #include <vector>
 
+#include "daemon/core/limits.h"
 #include "gtest/gtest.h"
 
 namespace fabricpulse::core {
@@ -171,6 +172,37 @@ TEST(MergeStepTest, ZeroTimeGivesZeroBandwidthNotInfinity) {
   EXPECT_EQ(merged.time_seconds, 0);
   EXPECT_EQ(merged.algbw, 0);
   EXPECT_EQ(merged.busbw, 0);
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
+
+namespace fabricpulse::core {
+namespace {
+
+TEST(MergeStepTest, ListsTheRanksWithTheMostWrongElementsUpToTheBound) {
+  const Step step = MakeStep(Op::kAllReduce, kMiB);
+  std::vector<RankStepTiming> ranks;
+  const int nranks = 1000;
+  for (int r = 0; r < nranks; ++r) {
+    ranks.push_back(Timing(r, 1e-3, 0, 0, /*wrong=*/r % 100 + 1));
+  }
+  MergedStep merged = MergeStep(step, ranks, nranks);
+  ASSERT_EQ(merged.wrong_by_rank.size(), kMaxWrongRanksPerStep);
+  int64_t total = 0;
+  for (const RankStepTiming& r : ranks) total += r.wrong;
+  EXPECT_EQ(merged.wrong, total);  // every rank still counts
+  for (const auto& [rank, wrong] : merged.wrong_by_rank) {
+    EXPECT_GE(wrong, 90) << rank;  // only the worst are listed
+  }
+}
+
+TEST(MergeStepTest, FewWrongRanksAreAllListed) {
+  const Step step = MakeStep(Op::kAllReduce, kMiB);
+  MergedStep merged = MergeStep(
+      step,
+      {Timing(0, 1e-3, 0, 0, 3), Timing(1, 1e-3), Timing(2, 1e-3, 0, 0, 1)}, 3);
+  EXPECT_EQ(merged.wrong_by_rank, (std::map<int, int64_t>{{0, 3}, {2, 1}}));
 }
 
 }  // namespace

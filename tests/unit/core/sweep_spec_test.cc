@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "daemon/core/byte_size.h"
+#include "daemon/core/limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -471,15 +472,15 @@ TEST(ExpandTest, ExactlyTheStepLimitIsFine) {
   SweepSpec spec;
   spec.dtype = "int8";
   spec.min_bytes = 1;
-  spec.max_bytes = 10000;
+  spec.max_bytes = kMaxSteps;
   spec.step_bytes = 1;
   spec.placement = "out_of_place";
   absl::StatusOr<std::vector<Step>> steps = Expand(spec, 2);
   ASSERT_TRUE(steps.ok()) << steps.status();
   EXPECT_EQ(steps->size(), kMaxSteps);
 
-  // 5000 sizes x 2 placements.
-  spec.max_bytes = 5000;
+  // kMaxSteps / 2 sizes x 2 placements.
+  spec.max_bytes = kMaxSteps / 2;
   spec.placement = "both";
   steps = Expand(spec, 2);
   ASSERT_TRUE(steps.ok()) << steps.status();
@@ -491,26 +492,26 @@ void ExpectTooManySteps(const SweepSpec& spec, int nranks) {
   ASSERT_FALSE(steps.ok()) << steps->size() << " steps, up to "
                            << FormatByteSize(steps->back().bytes);
   EXPECT_EQ(steps.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(steps.status().message()), HasSubstr("10000"));
+  EXPECT_THAT(std::string(steps.status().message()), HasSubstr("4096"));
 }
 
 TEST(ExpandTest, MoreThanTheStepLimitIsRefused) {
   SweepSpec spec;
   spec.dtype = "int8";
   spec.min_bytes = 1;
-  spec.max_bytes = 10001;
+  spec.max_bytes = kMaxSteps + 1;
   spec.step_bytes = 1;
   spec.placement = "out_of_place";
   ExpectTooManySteps(spec, 2);
 
-  // 5001 sizes x 2 placements.
-  spec.max_bytes = 5001;
+  // kMaxSteps / 2 + 1 sizes x 2 placements.
+  spec.max_bytes = kMaxSteps / 2 + 1;
   spec.placement = "both";
   ExpectTooManySteps(spec, 2);
 
-  // 2 ops x 2 placements x 2501 sizes.
+  // 2 ops x 2 placements x (kMaxSteps / 4 + 1) sizes.
   spec.ops = {"all_reduce", "broadcast"};
-  spec.max_bytes = 2501;
+  spec.max_bytes = kMaxSteps / 4 + 1;
   ExpectTooManySteps(spec, 2);
 
   // A million sizes.
@@ -534,7 +535,7 @@ TEST(ExpandTest, StepLimitHoldsWhenSmallSizesAreDropped) {
   spec.ops = {"all_gather"};
   spec.dtype = "float";
   ExpectTooManySteps(spec, 8);
-  // So many ranks that none of the first 10000 sizes can be split.
+  // So many ranks that none of the first kMaxSteps sizes can be split.
   ExpectTooManySteps(spec, 4096);
 }
 
@@ -572,6 +573,75 @@ TEST(MaxBufferBytesTest, OfAnExpandedSweep) {
   ASSERT_TRUE(steps.ok()) << steps.status();
   // Largest: 1 MiB out of place, send and receive (all_reduce): 2 MiB.
   EXPECT_EQ(MaxBufferBytes(*steps, 4), 2 * kMiB);
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
+
+namespace fabricpulse::core {
+namespace {
+
+// Bounds on what a client can put into a spec (limits.h).
+TEST(SpecBoundsTest, ThreeHundredThousandOpsAreRefusedBeforeParsing) {
+  SweepSpec spec;
+  spec.ops.assign(300000, "all_reduce");
+  ExpectInvalid(spec, 2, "ops", {"300000 entries", "allowed: 1 to 32"});
+}
+
+TEST(SpecBoundsTest, ThirtyTwoOpsWithDuplicatesAreFine) {
+  SweepSpec spec;
+  spec.ops.assign(kMaxOpsPerSpec, "all_reduce");
+  absl::StatusOr<ResolvedSpec> resolved = Validate(spec, 2);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_THAT(resolved->ops, ElementsAre(Op::kAllReduce));
+}
+
+TEST(SpecBoundsTest, AThreeMegabyteOpNameIsQuotedByAShortPrefix) {
+  SweepSpec spec;
+  spec.ops = {"all_reduce", std::string(3 << 20, 'x')};
+  absl::StatusOr<ResolvedSpec> resolved = Validate(spec, 2);
+  ASSERT_FALSE(resolved.ok());
+  const std::string message(resolved.status().message());
+  EXPECT_LT(message.size(), 200u) << message.substr(0, 300);
+  ExpectInvalid(spec, 2, "ops",
+                {"'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'",
+                 "is 3145728 bytes long", "allowed: 1 to 32 bytes"});
+}
+
+TEST(SpecBoundsTest, LongDtypeRedopAndPlacementAreRefused) {
+  const std::string long_name(33, 'z');
+  SweepSpec spec;
+  spec.dtype = long_name;
+  ExpectInvalid(spec, 2, "dtype", {"33 bytes long", "1 to 32"});
+  spec = SweepSpec();
+  spec.redop = long_name;
+  ExpectInvalid(spec, 2, "redop", {"33 bytes long", "1 to 32"});
+  spec = SweepSpec();
+  spec.placement = long_name;
+  ExpectInvalid(spec, 2, "placement", {"33 bytes long", "1 to 32"});
+}
+
+TEST(SpecBoundsTest, UnknownNamesAreQuotedEscaped) {
+  SweepSpec spec;
+  spec.ops = {"all_reduce\nI 00:00:00 forged"};
+  ExpectInvalid(spec, 2, "ops",
+                {"unknown op 'all_reduce\\nI 00:00:00 forged'"});
+  spec = SweepSpec();
+  spec.dtype = "flo\tat";
+  ExpectInvalid(spec, 2, "dtype", {"unknown type 'flo\\tat'"});
+}
+
+TEST(SpecBoundsTest, EveryOpAtEveryFactorTwoSizeFitsTheStepBound) {
+  SweepSpec spec;
+  spec.ops = {"all_reduce", "all_gather", "reduce_scatter",
+              "broadcast",  "reduce",     "alltoall",
+              "sendrecv",   "gather",     "scatter"};
+  spec.dtype = "int8";
+  spec.min_bytes = 1;
+  spec.max_bytes = kTiB;
+  absl::StatusOr<std::vector<Step>> steps = Expand(spec, 2);
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  EXPECT_LE(steps->size(), kMaxSteps);
 }
 
 }  // namespace

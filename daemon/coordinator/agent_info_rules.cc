@@ -1,0 +1,85 @@
+#include "daemon/coordinator/agent_info_rules.h"
+
+#include "absl/strings/str_cat.h"
+#include "daemon/core/limits.h"
+#include "daemon/core/name_rules.h"
+#include "daemon/core/status_macros.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+constexpr size_t kMaxBackendLength = 16;
+
+absl::Status ValidateBackend(const std::string& backend) {
+  FP_RETURN_IF_ERROR(core::CheckLength("backend", backend, kMaxBackendLength));
+  for (const char c : backend) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("backend: ", core::QuotePrefix(backend),
+                       " is not a backend name; allowed: 1 to ",
+                       kMaxBackendLength, " of a-z 0-9 _"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckWorkers(const std::vector<v1::WorkerInfo>& workers,
+                          int registered) {
+  const int bound = registered < 0 ? core::kMaxWorkersPerAgent : registered;
+  if (static_cast<int>(workers.size()) > bound) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workers: ", workers.size(), " listed; allowed: up to ", bound,
+        registered < 0 ? " per agent"
+                       : " (the workers this agent registered with)"));
+  }
+  std::vector<bool> seen(bound, false);
+  for (size_t i = 0; i < workers.size(); ++i) {
+    const v1::WorkerInfo& w = workers[i];
+    const std::string at = absl::StrCat("workers[", i, "]");
+    if (w.local_index() < 0 || w.local_index() >= bound) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".local_index: ", w.local_index(),
+                       " is out of range; allowed: 0 to ", bound - 1));
+    }
+    if (seen[w.local_index()]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ".local_index: ", w.local_index(), " is listed twice"));
+    }
+    seen[w.local_index()] = true;
+    FP_RETURN_IF_ERROR(core::ValidateId(absl::StrCat(at, ".incarnation"),
+                                        w.incarnation(), /*allow_empty=*/true));
+    // -1: a CPU rank's GPU, a worker not started yet.
+    if (w.gpu() < -1 || w.pid() < -1 || w.restarts() < 0 ||
+        w.gpu_other_processes() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ": gpu ", w.gpu(), ", pid ", w.pid(), ", restarts ", w.restarts(),
+          ", gpu_other_processes ", w.gpu_other_processes(),
+          "; allowed: gpu and pid -1 or more, the others 0 or more"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAgentInfo(const v1::AgentInfo& info) {
+  FP_RETURN_IF_ERROR(core::ValidateNodeName("node_name", info.node_name()));
+  FP_RETURN_IF_ERROR(core::ValidateAddress("address", info.address()));
+  FP_RETURN_IF_ERROR(ValidateBackend(info.backend()));
+  FP_RETURN_IF_ERROR(core::ValidateText(
+      "backend_version", info.backend_version(), core::kMaxFreeTextLength));
+  FP_RETURN_IF_ERROR(core::ValidateId("instance_id", info.instance_id(),
+                                      /*allow_empty=*/true));
+  FP_RETURN_IF_ERROR(
+      core::ValidateId("boot_id", info.boot_id(), /*allow_empty=*/true));
+  FP_RETURN_IF_ERROR(core::ValidateId("running_sweep", info.running_sweep(),
+                                      /*allow_empty=*/true));
+  if (info.workers_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workers: none listed; allowed: 1 to ", core::kMaxWorkersPerAgent));
+  }
+  return CheckWorkers({info.workers().begin(), info.workers().end()},
+                      /*registered=*/-1);
+}
+
+}  // namespace fabricpulse::coordinator

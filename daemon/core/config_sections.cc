@@ -1,0 +1,124 @@
+#include "daemon/core/config_sections.h"
+
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "daemon/core/byte_size.h"
+#include "daemon/core/limits.h"
+#include "daemon/core/name_rules.h"
+
+namespace fabricpulse::core::config_internal {
+namespace {
+
+std::string FormatDays(absl::Duration d) {
+  if (d % absl::Hours(24) == absl::ZeroDuration()) {
+    return absl::StrCat(d / absl::Hours(24), "d");
+  }
+  return absl::FormatDuration(d);
+}
+
+absl::Status DurationInRange(const Field& field, absl::string_view path,
+                             absl::Duration value, absl::Duration min,
+                             absl::Duration max) {
+  if (value < min || value > max) {
+    return ConfigError(
+        field.line, path,
+        absl::StrCat(FormatDays(value), " is out of range; allowed: ",
+                     FormatDays(min), " to ", FormatDays(max)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<absl::Duration> ReadLongDuration(const Field& field,
+                                                absl::string_view path) {
+  absl::StatusOr<std::string> text = ReadString(field, path);
+  if (!text.ok()) return text.status();
+  absl::string_view days_text = *text;
+  double days = 0;
+  if (absl::ConsumeSuffix(&days_text, "d") &&
+      absl::SimpleAtod(days_text, &days) && std::isfinite(days) && days >= 0 &&
+      days < 1e6) {
+    return absl::Hours(24 * days);
+  }
+  absl::Duration duration;
+  if (absl::ParseDuration(*text, &duration) &&
+      duration != absl::InfiniteDuration() &&
+      duration >= absl::ZeroDuration()) {
+    return duration;
+  }
+  return ConfigError(field.line, path,
+                     absl::StrCat(QuotePrefix(*text),
+                                  " is not a duration; use e.g. 90d, 36h or "
+                                  "1h30m"));
+}
+
+absl::Status ParseHistory(const Field& field, CoordinatorConfig& config) {
+  absl::StatusOr<Fields> fields =
+      ReadMap(field.value, field.line, "history", {"max_age", "max_bytes"});
+  if (!fields.ok()) return fields.status();
+  if (auto it = fields->find("max_age"); it != fields->end()) {
+    absl::StatusOr<absl::Duration> age =
+        ReadLongDuration(it->second, "history.max_age");
+    if (!age.ok()) return age.status();
+    if (absl::Status range =
+            DurationInRange(it->second, "history.max_age", *age,
+                            kMinHistoryMaxAge, kMaxHistoryMaxAge);
+        !range.ok()) {
+      return range;
+    }
+    config.history_max_age = *age;
+  }
+  if (auto it = fields->find("max_bytes"); it != fields->end()) {
+    absl::StatusOr<std::string> text =
+        ReadString(it->second, "history.max_bytes");
+    if (!text.ok()) return text.status();
+    absl::StatusOr<uint64_t> bytes = ParseByteSize(*text, "max_bytes");
+    if (!bytes.ok()) {
+      return Relabel(bytes.status(), it->second.line, "history.max_bytes");
+    }
+    if (*bytes < kMinHistoryMaxBytes || *bytes > kMaxHistoryMaxBytes) {
+      return ConfigError(
+          it->second.line, "history.max_bytes",
+          absl::StrCat(FormatByteSize(*bytes), " is out of range; allowed: ",
+                       FormatByteSize(kMinHistoryMaxBytes), " to ",
+                       FormatByteSize(kMaxHistoryMaxBytes)));
+    }
+    config.history_max_bytes = *bytes;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseAgents(const Field& field, CoordinatorConfig& config) {
+  absl::StatusOr<Fields> fields =
+      ReadMap(field.value, field.line, "agents", {"max", "forget_lost_after"});
+  if (!fields.ok()) return fields.status();
+  if (auto it = fields->find("max"); it != fields->end()) {
+    absl::StatusOr<int64_t> max = ReadInt(it->second, "agents.max");
+    if (!max.ok()) return max.status();
+    if (*max < 1 || *max > kMaxAgentsLimit) {
+      return ConfigError(it->second.line, "agents.max",
+                         absl::StrCat(*max, " is out of range; allowed: 1 to ",
+                                      kMaxAgentsLimit));
+    }
+    config.max_agents = static_cast<int>(*max);
+  }
+  if (auto it = fields->find("forget_lost_after"); it != fields->end()) {
+    absl::StatusOr<absl::Duration> after =
+        ReadLongDuration(it->second, "agents.forget_lost_after");
+    if (!after.ok()) return after.status();
+    if (absl::Status range =
+            DurationInRange(it->second, "agents.forget_lost_after", *after,
+                            kMinForgetLostAfter, kMaxForgetLostAfter);
+        !range.ok()) {
+      return range;
+    }
+    config.forget_lost_agents_after = *after;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fabricpulse::core::config_internal
