@@ -18,8 +18,9 @@ struct ListeningServer {
 // Serves `service` (which outlives the server) on `listen` (HOST:PORT) with
 // `credentials` (security::Credentials::Server: mutual TLS and the
 // authorizer, or plaintext with --insecure), and `health` (grpc.health.v1,
-// health_endpoint.h) beside it when given. Errors: UNAVAILABLE "--listen:
-// cannot listen on ..." (in use, bad host).
+// health_endpoint.h) beside it when given, without SO_REUSEPORT: a port in
+// use by another process (a second daemon) is refused. Errors: UNAVAILABLE
+// "--listen: cannot listen on ..." (in use, bad host).
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
     std::shared_ptr<grpc::ServerCredentials> credentials,

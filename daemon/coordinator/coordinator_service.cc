@@ -1,10 +1,12 @@
 #include "daemon/coordinator/coordinator_service.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/coordinator/kv_get_reactor.h"
 #include "daemon/security/caller.h"
 
 namespace fabricpulse::coordinator {
@@ -70,22 +72,26 @@ grpc::Status CoordinatorServiceImpl::ListAgents(
   return grpc::Status::OK;
 }
 
+// The caller's node is "" (unknown: no member check) until the caller's
+// certificate names it.
 grpc::Status CoordinatorServiceImpl::KvSet(grpc::ServerContext* context,
                                            const v1::KvSetRequest* request,
                                            v1::KvSetResponse* response) {
-  return common::ToGrpcStatus(store_->Set(request->key(), request->value()));
+  return common::ToGrpcStatus(
+      store_->Set(/*caller=*/"", request->key(), request->value()));
 }
 
-grpc::Status CoordinatorServiceImpl::KvGet(grpc::ServerContext* context,
-                                           const v1::KvGetRequest* request,
-                                           v1::KvGetResponse* response) {
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvGet(
+    grpc::CallbackServerContext* context, const v1::KvGetRequest* request,
+    v1::KvGetResponse* response) {
+  // NaN and negative waits answer at once; the longest is max_kv_wait.
+  const double seconds =
+      std::isnan(request->wait_seconds()) ? 0 : request->wait_seconds();
   const absl::Duration wait =
-      std::clamp(absl::Seconds(request->wait_seconds()), absl::ZeroDuration(),
+      std::clamp(absl::Seconds(seconds), absl::ZeroDuration(),
                  orchestrator_->timeouts().max_kv_wait);
-  auto value = store_->Get(request->key(), wait);
-  if (!value.ok()) return common::ToGrpcStatus(value.status());
-  response->set_value(*value);
-  return grpc::Status::OK;
+  return KvGetReactor::Start(store_, /*caller=*/"", request->key(), wait,
+                             response);
 }
 
 grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
@@ -159,6 +165,10 @@ grpc::Status CoordinatorServiceImpl::Stats(
     grpc::ServerContext* context, const v1::CoordinatorStatsRequest* request,
     v1::CoordinatorStatsResponse* response) {
   response->set_kv_sets(store_->sets());
+  const RendezvousStore::Usage kv = store_->usage();
+  response->set_kv_keys(kv.keys);
+  response->set_kv_bytes(kv.bytes);
+  response->set_kv_waiters(kv.waiters);
   response->set_sweeps_started(orchestrator_->sweeps_started());
   return grpc::Status::OK;
 }
