@@ -42,9 +42,10 @@ absl::Status AgentConfig::Validate() const {
         absl::StrCat("--backend: unknown backend '", backend,
                      "'; allowed: auto, nccl, gloo"));
   }
-  if (ranks < 0 || ranks > 512) {
+  if (ranks && (*ranks < 1 || *ranks > kMaxRanks)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--ranks: ", ranks, " is out of range; allowed: 1 to 512"));
+        "--ranks: ", *ranks, " is out of range; allowed: 1 to ", kMaxRanks,
+        " (leave it out for one rank per GPU, or 1 without GPUs)"));
   }
   for (absl::string_view part : absl::StrSplit(gpus, ',', absl::SkipEmpty())) {
     int v = -1;

@@ -1,6 +1,7 @@
 // fabricpulse-agent's configuration, as parsed from flags/environment.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,15 @@
 namespace fabricpulse::agent {
 
 struct AgentConfig {
+  static constexpr int kMaxRanks = 512;
+
   std::string coordinator;
   std::string listen = "0.0.0.0:0";
   std::string metrics_listen = "0.0.0.0:0";
   std::string node_name;
   std::string backend = "auto";
-  int ranks = 0;     // CPU ranks (gloo); 0 = one per GPU or 1
+  // Ranks to run (1 to kMaxRanks); not given: one per GPU (nccl) or 1.
+  std::optional<int> ranks;
   std::string gpus;  // "0,1,..." (nccl)
   std::string port_file;
   // --tls-*, --insecure, --trust-domain; the workers use the same files.

@@ -13,7 +13,8 @@
 #include "daemon/core/log.h"
 
 int main(int argc, char** argv) {
-  fabricpulse::common::BlockShutdownSignals();
+  // From here a signal ends a stuck startup; see shutdown_signal.h.
+  fabricpulse::common::ShutdownSignals signals("fabricpulse-agent");
   fabricpulse::agent::AgentConfig config;
   char hostname[256] = {0};
   gethostname(hostname, sizeof(hostname) - 1);
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend", config.backend, "auto, nccl or gloo")
       ->envname("FABRICPULSE_BACKEND")
       ->capture_default_str();
-  app.add_option("--ranks", config.ranks, "CPU ranks to run (gloo; default 1)")
+  app.add_option("--ranks", config.ranks,
+                 "Ranks to run, 1 to 512 (default: one per GPU, or 1)")
       ->envname("FABRICPULSE_RANKS");
   app.add_option("--gpus", config.gpus,
                  "GPU indices to run, e.g. 0,1 (nccl); NVML (nvidia-smi) "
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
                  std::string(server.status().message()).c_str());
     return 2;
   }
-  const int sig = fabricpulse::common::WaitForShutdownSignal();
+  const int sig = signals.WaitForShutdown();
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": shutting down"));
   (*server)->Shutdown(absl::Seconds(3));
   return 0;

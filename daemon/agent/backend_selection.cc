@@ -12,7 +12,7 @@ absl::StatusOr<BackendSelection> SelectBackend(const AgentConfig& config,
   out.backend = config.backend;
   const auto gloo = [&config, &out] {
     out.backend = "gloo";
-    out.gpus.assign(config.ranks > 0 ? config.ranks : 1, -1);
+    out.gpus.assign(config.ranks.value_or(1), -1);
     return out;
   };
   if (out.backend == "gloo") return gloo();
@@ -47,7 +47,7 @@ absl::StatusOr<BackendSelection> SelectBackend(const AgentConfig& config,
     }
   }
   if (out.gpus.empty()) {
-    const int n = config.ranks > 0 ? config.ranks : visible;
+    const int n = config.ranks.value_or(visible);
     if (n > visible) {
       return absl::InvalidArgumentError(
           absl::StrCat("--ranks: ", n, " NCCL ranks need ", n, " GPUs; ",

@@ -11,6 +11,9 @@ absl::StatusOr<ListeningServer> StartGrpcServer(
   ListeningServer out;
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(max_receive_bytes);
+  // gRPC sets SO_REUSEPORT on Linux by default, so a second daemon could
+  // bind the same port and take half the connections: one listener only.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(listen, std::move(credentials), &out.port);
   builder.RegisterService(service);
   if (health != nullptr) builder.RegisterService(health);

@@ -20,8 +20,9 @@ struct ListeningServer {
 // authorizer, or plaintext with --insecure), refusing requests larger than
 // `max_receive_bytes` (RESOURCE_EXHAUSTED; core/limits.h sizes them from the
 // bounds), and `health` (grpc.health.v1, health_endpoint.h) beside it when
-// given. Errors: UNAVAILABLE "--listen: cannot listen on ..." (in use, bad
-// host).
+// given, without SO_REUSEPORT: a port in use by another process (a second
+// daemon) is refused. Errors: UNAVAILABLE "--listen: cannot listen on ..."
+// (in use, bad host).
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
     std::shared_ptr<grpc::ServerCredentials> credentials,

@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   // them: peak RSS 250 MiB, against 139 MiB with two arenas
   // (tests/scale/scale_bench.sh, MALLOC_ARENA_MAX=2). Before any thread.
   mallopt(M_ARENA_MAX, 2);
-  fabricpulse::common::BlockShutdownSignals();
+  // From here a signal ends a stuck startup; see shutdown_signal.h.
+  fabricpulse::common::ShutdownSignals signals("fabricpulse-coordinator");
   fabricpulse::coordinator::CoordinatorDaemonConfig config;
   CLI::App app{"fabricpulse-coordinator: runs FabricPulse sweeps"};
   app.add_option("--listen", config.listen,
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
                  std::string(server.status().message()).c_str());
     return 2;
   }
-  const int sig = fabricpulse::common::WaitForShutdownSignal();
+  const int sig = signals.WaitForShutdown();
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": shutting down"));
   (*server)->Shutdown(absl::Seconds(5));
   FP_LOG_DEBUG("exiting");

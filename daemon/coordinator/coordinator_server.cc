@@ -7,6 +7,7 @@
 #include "daemon/common/address.h"
 #include "daemon/common/grpc_server.h"
 #include "daemon/common/port_file.h"
+#include "daemon/common/state_dir_lock.h"
 #include "daemon/coordinator/metrics_restore.h"
 #include "daemon/core/coordinator_config.h"
 #include "daemon/core/limits.h"
@@ -27,6 +28,10 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     return absl::InternalError(absl::StrCat(
         "--state-dir: cannot create '", config.state_dir, "': ", ec.message()));
   }
+  // One coordinator per state directory, held until the process ends.
+  auto state_lock = common::StateDirLock::Acquire(config.state_dir,
+                                                  "fabricpulse-coordinator");
+  if (!state_lock.ok()) return state_lock.status();
   auto credentials = security::Credentials::Create(config.tls);
   if (!credentials.ok()) return credentials.status();
   (*credentials)->WarnIfInsecure();
@@ -55,6 +60,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     plans = std::move(*loaded);
   }
   std::unique_ptr<CoordinatorServer> s(new CoordinatorServer);
+  s->state_lock_ = std::move(*state_lock);
   s->credentials_ = *std::move(credentials);
   s->policy_ = std::move(policy);
   s->agent_clients_ = std::make_unique<GrpcAgentClients>(s->credentials_);
@@ -91,7 +97,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
       s->agent_clients_.get(), core::RealClock::Get());
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
-      s->orchestrator_.get(), &s->store_, s->history_.get());
+      s->orchestrator_.get(), &s->orchestrator_->rendezvous(),
+      s->history_.get());
 
   auto health = common::HealthEndpoint::Start(
       config.health_listen, {v1::CoordinatorService::service_full_name()});
@@ -110,18 +117,19 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   // before this, since nobody knew the port.
   s->orchestrator_->SetAdvertisedAddress(
       common::JoinHostPort(common::AdvertisedHost(listen->host), port));
-  if (!config.port_file.empty()) {
-    absl::Status written = common::WritePortFile(
-        config.port_file,
-        {s->grpc_address_, s->metrics_->address(), s->health_->address()});
-    if (!written.ok()) return written;
-  }
+  // Logged before the port file is written (a test waits for this line).
   FP_LOG_INFO(
       absl::StrCat("listening on ", s->grpc_address_, ", metrics on ",
                    s->metrics_->address(),
                    s->health_->address().empty()
                        ? ""
                        : absl::StrCat(", health on ", s->health_->address())));
+  if (!config.port_file.empty()) {
+    absl::Status written = common::WritePortFile(
+        config.port_file,
+        {s->grpc_address_, s->metrics_->address(), s->health_->address()});
+    if (!written.ok()) return written;
+  }
   // Cron schedules run their plans through the same path as the CLI, held
   // back while a member's GPU is busy (unless allowed).
   s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
@@ -158,7 +166,12 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
     housekeeping_.join();
   }
   if (scheduler_) scheduler_->RequestStop();
-  if (orchestrator_) orchestrator_->AbortAll();
+  if (orchestrator_) {
+    orchestrator_->AbortAll();
+    // A KvGet holds no thread, but an open call would hold the server's
+    // shutdown until its wait ends: every wait ends now.
+    orchestrator_->rendezvous().Shutdown();
+  }
   if (scheduler_) scheduler_->Stop();
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
   // An aborted sweep ends once its agents answered the abort and their

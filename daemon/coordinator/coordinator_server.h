@@ -12,12 +12,12 @@
 #include "absl/time/time.h"
 #include "daemon/common/health_endpoint.h"
 #include "daemon/common/metrics_server.h"
+#include "daemon/common/state_dir_lock.h"
 #include "daemon/coordinator/coordinator_daemon_config.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/coordinator_service.h"
 #include "daemon/coordinator/grpc_agent_client.h"
 #include "daemon/coordinator/orchestrator_schedule_target.h"
-#include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/scheduler.h"
 #include "daemon/coordinator/store/history_retention.h"
 #include "daemon/coordinator/store/history_store.h"
@@ -35,15 +35,16 @@ class CoordinatorServer {
   // coordinator are marked interrupted), loads plans and schedules, starts
   // /metrics, the gRPC server, the scheduler and housekeeping, and writes
   // the port file. Errors: INVALID_ARGUMENT a bad flag or config file
-  // (naming it); UNAVAILABLE an address cannot be bound; INTERNAL the state
-  // directory or history cannot be used.
+  // (naming it); FAILED_PRECONDITION another coordinator holds the state
+  // directory (naming it and that one's pid); UNAVAILABLE an address cannot
+  // be bound; INTERNAL the state directory or history cannot be used.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
       const CoordinatorDaemonConfig& config);
   ~CoordinatorServer();  // Shutdown(5 s)
 
-  // Stops firing schedules, aborts running sweeps, waits for the scheduler,
-  // then shuts the gRPC server down, cancelling calls still open at
-  // `deadline`. Idempotent.
+  // Stops firing schedules, aborts running sweeps, ends every rendezvous
+  // wait (UNAVAILABLE), waits for the scheduler, then shuts the gRPC server
+  // down, cancelling calls still open at `deadline`. Idempotent.
   void Shutdown(absl::Duration deadline);
 
   const std::string& grpc_address() const { return grpc_address_; }
@@ -54,6 +55,8 @@ class CoordinatorServer {
  private:
   CoordinatorServer() = default;
 
+  // First: released last, after everything that uses the directory.
+  std::unique_ptr<common::StateDirLock> state_lock_;
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
   std::unique_ptr<HistoryStore> history_;
@@ -63,7 +66,6 @@ class CoordinatorServer {
   std::shared_ptr<security::Credentials> credentials_;
   std::shared_ptr<security::PolicySource> policy_;
   std::unique_ptr<GrpcAgentClients> agent_clients_;
-  RendezvousStore store_;
   std::unique_ptr<SweepOrchestrator> orchestrator_;
   std::unique_ptr<CoordinatorServiceImpl> service_;
   // Before server_: its service is registered there and must outlive it.

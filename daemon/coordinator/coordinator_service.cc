@@ -1,12 +1,14 @@
 #include "daemon/coordinator/coordinator_service.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
-#include "daemon/security/caller.h"
+#include "daemon/coordinator/kv_get_reactor.h"
 #include "daemon/core/limits.h"
+#include "daemon/security/caller.h"
 
 namespace fabricpulse::coordinator {
 
@@ -71,22 +73,33 @@ grpc::Status CoordinatorServiceImpl::ListAgents(
   return grpc::Status::OK;
 }
 
+// The caller is the node its certificate names: only members of the sweep
+// that owns a key may touch it ("" on a plaintext server: no member check).
 grpc::Status CoordinatorServiceImpl::KvSet(grpc::ServerContext* context,
                                            const v1::KvSetRequest* request,
                                            v1::KvSetResponse* response) {
-  return common::ToGrpcStatus(store_->Set(request->key(), request->value()));
+  absl::StatusOr<std::string> caller = security::CallerAgentNode(*context);
+  if (!caller.ok()) return common::ToGrpcStatus(caller.status());
+  return common::ToGrpcStatus(
+      store_->Set(*caller, request->key(), request->value()));
 }
 
-grpc::Status CoordinatorServiceImpl::KvGet(grpc::ServerContext* context,
-                                           const v1::KvGetRequest* request,
-                                           v1::KvGetResponse* response) {
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvGet(
+    grpc::CallbackServerContext* context, const v1::KvGetRequest* request,
+    v1::KvGetResponse* response) {
+  // NaN and negative waits answer at once; the longest is max_kv_wait.
+  const double seconds =
+      std::isnan(request->wait_seconds()) ? 0 : request->wait_seconds();
   const absl::Duration wait =
-      std::clamp(absl::Seconds(request->wait_seconds()), absl::ZeroDuration(),
+      std::clamp(absl::Seconds(seconds), absl::ZeroDuration(),
                  orchestrator_->timeouts().max_kv_wait);
-  auto value = store_->Get(request->key(), wait);
-  if (!value.ok()) return common::ToGrpcStatus(value.status());
-  response->set_value(*value);
-  return grpc::Status::OK;
+  absl::StatusOr<std::string> caller = security::CallerAgentNode(*context);
+  if (!caller.ok()) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(common::ToGrpcStatus(caller.status()));
+    return reactor;
+  }
+  return KvGetReactor::Start(store_, *caller, request->key(), wait, response);
 }
 
 grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
@@ -168,6 +181,10 @@ grpc::Status CoordinatorServiceImpl::Stats(
     grpc::ServerContext* context, const v1::CoordinatorStatsRequest* request,
     v1::CoordinatorStatsResponse* response) {
   response->set_kv_sets(store_->sets());
+  const RendezvousStore::Usage kv = store_->usage();
+  response->set_kv_keys(kv.keys);
+  response->set_kv_bytes(kv.bytes);
+  response->set_kv_waiters(kv.waiters);
   response->set_sweeps_started(orchestrator_->sweeps_started());
   response->set_registrations_refused(
       orchestrator_->membership().registrations_refused());

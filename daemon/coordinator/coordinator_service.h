@@ -12,12 +12,13 @@
 
 namespace fabricpulse::coordinator {
 
-// Thread-safe. RunSweep is served on the callback API (SweepStream); the
-// other methods are short and synchronous, but for KvGet, whose wait is
-// bounded by the timeout budget.
+// Thread-safe. RunSweep (SweepStream) and KvGet (KvGetReactor, whose wait
+// holds no thread) are served on the callback API; the other methods are
+// short and synchronous.
 class CoordinatorServiceImpl final
-    : public v1::CoordinatorService::WithCallbackMethod_RunSweep<
-          v1::CoordinatorService::Service> {
+    : public v1::CoordinatorService::WithCallbackMethod_KvGet<
+          v1::CoordinatorService::WithCallbackMethod_RunSweep<
+              v1::CoordinatorService::Service>> {
  public:
   // Everything it points to outlives it.
   CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
@@ -40,9 +41,10 @@ class CoordinatorServiceImpl final
   grpc::Status KvSet(grpc::ServerContext* context,
                      const v1::KvSetRequest* request,
                      v1::KvSetResponse* response) override;
-  grpc::Status KvGet(grpc::ServerContext* context,
-                     const v1::KvGetRequest* request,
-                     v1::KvGetResponse* response) override;
+  // Waits at most the timeout budget's max_kv_wait.
+  grpc::ServerUnaryReactor* KvGet(grpc::CallbackServerContext* context,
+                                  const v1::KvGetRequest* request,
+                                  v1::KvGetResponse* response) override;
   grpc::ServerWriteReactor<v1::SweepEvent>* RunSweep(
       grpc::CallbackServerContext* context,
       const v1::SweepRequest* request) override;

@@ -26,6 +26,7 @@ SweepOrchestrator::SweepOrchestrator(core::CoordinatorConfig config,
       membership_(timeouts, clock,
                   MembershipLimits{config_.max_agents, core::kMaxRanks,
                                    config_.forget_lost_agents_after}),
+      rendezvous_(clock),
       planner_(&config_, &membership_, &naming_, clients, clock, timeouts) {}
 
 void SweepOrchestrator::SetAdvertisedAddress(const std::string& address) {
@@ -65,10 +66,19 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   for (const v1::AgentInfo& a : plan.agents) nodes.push_back(a.node_name());
   absl::Status reserved = membership_.Reserve(nodes, plan.sweep_id);
   if (!reserved.ok()) return reserved;
+  // The workers' keys live here while the sweep runs (worker_service.cc
+  // writes under "<comm_id>/<sweep_id>/").
+  const std::string scope = absl::StrCat(plan.comm_id, "/", plan.sweep_id, "/");
+  absl::Status opened = rendezvous_.OpenScope(scope, nodes, plan.nranks);
+  if (!opened.ok()) {
+    membership_.Release(nodes);
+    return opened;
+  }
 
   SweepRecorder recorder(plan, trigger, &config_, history_, metrics_, clock_);
   absl::Status begun = recorder.Begin();
   if (!begun.ok()) {
+    rendezvous_.CloseScope(scope);
     membership_.Release(nodes);
     return begun;
   }
@@ -98,6 +108,8 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
     return sink(copy);
   });
   timer.Mark("run");
+  // Ended in any way: its keys go, and a rank still waiting is told so.
+  rendezvous_.CloseScope(scope);
   const absl::Duration duration = clock_->Now() - start;
   if (!status.ok()) naming_.Retire(plan.agents);
   {
@@ -135,7 +147,12 @@ absl::StatusOr<std::vector<std::string>> SweepOrchestrator::Abort(
   return aborted;
 }
 
-void SweepOrchestrator::AbortAll() { Abort("").IgnoreError(); }
+void SweepOrchestrator::AbortAll() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [id, runner] : running_) {
+    runner->Abort("the coordinator is shutting down");
+  }
+}
 
 void SweepOrchestrator::Cancel(const std::string& sweep_id) {
   absl::MutexLock lock(&mu_);

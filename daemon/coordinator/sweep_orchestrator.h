@@ -1,8 +1,9 @@
 // Runs sweeps for the RPC adapter and the scheduler alike: owns the
-// membership, the communicators' names and the running sweeps; plans each
-// sweep, reserves its members, runs it and sends each event one way, to the
-// recorder (history, metrics, regressions, straggler) and then to the
-// caller's sink. It also aborts and diagnoses sweeps.
+// membership, the communicators' names, the rendezvous store and the
+// running sweeps; plans each sweep, reserves its members, opens its
+// rendezvous scope, runs it and sends each event one way, to the recorder
+// (history, metrics, regressions, straggler) and then to the caller's sink.
+// It also aborts and diagnoses sweeps.
 #pragma once
 
 #include <functional>
@@ -18,6 +19,7 @@
 #include "daemon/coordinator/comm_naming.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/membership.h"
+#include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_planner.h"
 #include "daemon/coordinator/sweep_runner.h"
@@ -38,6 +40,11 @@ class SweepOrchestrator {
                     const core::TimeoutBudget& timeouts = core::kTimeouts);
 
   Membership& membership() { return membership_; }
+  // Each sweep's rendezvous scope, "<comm_id>/<sweep_id>/", is open from
+  // just before its agents are asked to run it until Execute has its
+  // outcome (the agents' streams have ended or were cut), for the sweep's
+  // member nodes, with the budget of its rank count.
+  RendezvousStore& rendezvous() { return rendezvous_; }
   const core::TimeoutBudget& timeouts() const { return timeouts_; }
 
   // Runs a sweep to its end: plans it, reserves the members, records it,
@@ -55,7 +62,8 @@ class SweepOrchestrator {
   // Aborts the running sweep `sweep_id` (every running sweep when empty);
   // returns the ids aborted. Errors: NOT_FOUND no such running sweep.
   absl::StatusOr<std::vector<std::string>> Abort(const std::string& sweep_id);
-  // Aborts every running sweep (shutdown). Idempotent.
+  // Aborts every running sweep (shutdown): each ends ABORTED "the
+  // coordinator is shutting down". Idempotent.
   void AbortAll();
   // Ends the running sweep `sweep_id` as CANCELLED (its client went away);
   // nothing when it is not running.
@@ -91,6 +99,7 @@ class SweepOrchestrator {
   AgentClients* const clients_;
   core::Clock* const clock_;
   Membership membership_;
+  RendezvousStore rendezvous_;
   CommNaming naming_;
   SweepPlanner planner_;
   absl::Mutex mu_;

@@ -108,11 +108,9 @@ std::vector<std::vector<v1::RankAssignment>> SweepRunner::AssignRanks(
   return out;
 }
 
-void SweepRunner::Abort() {
+void SweepRunner::Abort(absl::string_view reason) {
   absl::MutexLock lock(&inbox_->mu);  // wakes Run()
-  if (inbox_->stop.ok()) {
-    inbox_->stop = absl::AbortedError("sweep aborted by request");
-  }
+  if (inbox_->stop.ok()) inbox_->stop = absl::AbortedError(reason);
 }
 
 void SweepRunner::Cancel() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/coordinator/agent_client.h"
 #include "daemon/core/clock.h"
@@ -71,9 +72,10 @@ class SweepRunner {
   // INVALID_ARGUMENT for the others), naming the agent; it is dropped on
   // arrival, never queued.
   absl::Status Run(const SweepSink& sink);
-  // Ends the sweep with ABORTED (an operator's abort) or CANCELLED (the
-  // client went away). Any thread; idempotent; the first one counts.
-  void Abort();
+  // Ends the sweep with ABORTED (an operator's abort, or `reason`) or
+  // CANCELLED (the client went away). Any thread; idempotent; the first one
+  // counts.
+  void Abort(absl::string_view reason = "sweep aborted by request");
   void Cancel();
   const std::vector<v1::AgentInfo>& agents() const { return plan_.agents; }
   const SweepPlan& plan() const { return plan_; }

@@ -1,12 +1,7 @@
 #include "daemon/core/coordinator_config.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <map>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -14,6 +9,7 @@
 #include "absl/time/time.h"
 #include "daemon/core/config_sections.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/bounded_file.h"
 #include "daemon/core/plan_parser.h"
 #include "yaml-cpp/yaml.h"
 
@@ -292,30 +288,11 @@ absl::StatusOr<CoordinatorConfig> ParseCoordinatorConfig(
 
 absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfigFile(
     const std::string& path) {
-  // POSIX reads rather than iostreams: a directory must fail (EISDIR), not
-  // read as an empty, valid config, and errno must name the real cause.
-  auto read_error = [&path](int error) {
-    return absl::Status(absl::ErrnoToStatusCode(error),
-                        absl::StrCat("config: cannot read '", path, "': ",
-                                     std::generic_category().message(error)));
-  };
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return read_error(errno);
-  std::string text;
-  char buffer[1 << 16];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      close(fd);
-      return read_error(error);
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return ParseCoordinatorConfig(text);
+  // A regular file of bounded size, read without blocking (a FIFO or
+  // /dev/zero is refused at once; see bounded_file.h).
+  auto text = ReadBoundedFile(path, kMaxConfigFileBytes, "config");
+  if (!text.ok()) return text.status();
+  return ParseCoordinatorConfig(*text);
 }
 
 CoordinatorConfig DefaultCoordinatorConfig() {

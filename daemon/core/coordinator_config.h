@@ -140,11 +140,14 @@ bool IsValidConfigName(absl::string_view name);
 absl::StatusOr<CoordinatorConfig> ParseCoordinatorConfig(
     absl::string_view yaml_text);
 
-// Reads `path` and parses it. Errors: those of ParseCoordinatorConfig;
-// NOT_FOUND when the file does not exist; PERMISSION_DENIED when it cannot
-// be opened for reading; FAILED_PRECONDITION for a directory; other
-// errno-derived codes (absl::ErrnoToStatusCode) for other read failures.
-// Read errors start "config: cannot read '<path>': ".
+// Reads `path` (core::ReadBoundedFile: a regular file of at most
+// kMaxConfigFileBytes, 1 MiB) and parses it. Errors: those of
+// ParseCoordinatorConfig; NOT_FOUND when the file does not exist;
+// PERMISSION_DENIED when it cannot be opened for reading;
+// FAILED_PRECONDITION for anything but a regular file (directory, FIFO,
+// device); RESOURCE_EXHAUSTED over 1 MiB; other errno-derived codes
+// (absl::ErrnoToStatusCode) for other read failures. Read errors start
+// "config: cannot read '<path>': ".
 absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfigFile(
     const std::string& path);
 

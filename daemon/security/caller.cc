@@ -55,4 +55,16 @@ absl::Status RequireAgentNode(const grpc::ServerContextBase& context,
       "': an agent acts only as the node its certificate names"));
 }
 
+absl::StatusOr<std::string> CallerAgentNode(
+    const grpc::ServerContextBase& context) {
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (!auth || !auth->IsPeerAuthenticated()) return std::string();
+  std::optional<Identity> id = CallerIdentity(context);
+  if (id && id->role == Role::kAgent) return id->name;
+  return absl::PermissionDeniedError(absl::StrCat(
+      id ? id->ToString() : std::string("a caller without an identity"),
+      " may not use the rendezvous store: only agents (for their own "
+      "node's ranks) do"));
+}
+
 }  // namespace fabricpulse::security

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "daemon/security/identity.h"
 #include "grpcpp/server_context.h"
@@ -27,5 +28,11 @@ void Audit(const grpc::ServerContextBase& context, absl::string_view action);
 // PERMISSION_DENIED naming the caller and the node it claimed.
 absl::Status RequireAgentNode(const grpc::ServerContextBase& context,
                               absl::string_view node);
+
+// The node an agent's call acts for: "" on a plaintext server (nobody is
+// known there), the agent's node on a TLS server. Errors: PERMISSION_DENIED
+// a TLS caller that is not an agent (whatever a policy file allows).
+absl::StatusOr<std::string> CallerAgentNode(
+    const grpc::ServerContextBase& context);
 
 }  // namespace fabricpulse::security

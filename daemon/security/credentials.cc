@@ -1,14 +1,11 @@
 #include "daemon/security/credentials.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "daemon/core/bounded_file.h"
 #include "daemon/core/log.h"
 #include "daemon/security/x509_check.h"
 #include "grpcpp/security/tls_credentials_options.h"
@@ -16,42 +13,17 @@
 namespace fabricpulse::security {
 namespace {
 
-constexpr off_t kMaxPemBytes = 1 << 20;
 constexpr absl::Duration kExpiryWarning = absl::Hours(24 * 7);
 
-// The file's contents: a regular file (never blocks on a FIFO) of at most
-// kMaxPemBytes. Errors: INVALID_ARGUMENT naming `flag` and the path.
+// The file's contents (core::ReadBoundedFile: a regular file of at most
+// 1 MiB, never blocking on a FIFO). Errors: INVALID_ARGUMENT naming `flag`
+// and the path.
 absl::StatusOr<std::string> ReadPemFile(const std::string& path,
                                         const std::string& flag) {
-  const std::string where = absl::StrCat(flag, " ", path, ": ");
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "cannot open: ", strerror(errno)));
-  }
-  struct stat st;
-  std::string out;
-  absl::Status status;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat(where, "is not a regular file"));
-  } else if (st.st_size > kMaxPemBytes) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat(where, st.st_size, " bytes is too large; allowed: up to ",
-                     kMaxPemBytes, " bytes"));
-  } else {
-    out.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = read(fd, out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    out.resize(done);
-  }
-  close(fd);
-  if (!status.ok()) return status;
-  return out;
+  absl::StatusOr<std::string> text =
+      core::ReadBoundedFile(path, core::kMaxPemFileBytes, flag);
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
+  return text;
 }
 
 absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {

@@ -1,10 +1,9 @@
 #include "daemon/security/policy_source.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/bounded_file.h"
 #include "daemon/core/log.h"
 
 namespace fabricpulse::security {
@@ -16,37 +15,16 @@ struct Loaded {
 };
 
 absl::StatusOr<Loaded> ReadPolicyFile(const std::string& file) {
-  const std::string where = absl::StrCat("--authz-policy ", file, ": ");
-  const int fd = open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "cannot open: ", strerror(errno)));
-  }
-  struct stat st;
   Loaded out;
-  absl::Status status;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat(where, "is not a regular file"));
-  } else if (static_cast<size_t>(st.st_size) > AuthzPolicy::kMaxJsonBytes) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat(where, st.st_size, " bytes; allowed: up to ",
-                     AuthzPolicy::kMaxJsonBytes));
-  } else {
+  struct stat st;
+  if (stat(file.c_str(), &st) == 0) {
     out.stamp = absl::StrCat(st.st_ino, ":", st.st_size, ":", st.st_mtim.tv_sec,
                              ".", st.st_mtim.tv_nsec);
-    out.text.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < out.text.size()) {
-      const ssize_t n =
-          read(fd, out.text.data() + done, out.text.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    out.text.resize(done);
   }
-  close(fd);
-  if (!status.ok()) return status;
+  absl::StatusOr<std::string> text =
+      core::ReadBoundedFile(file, AuthzPolicy::kMaxJsonBytes, "--authz-policy");
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
+  out.text = *std::move(text);
   return out;
 }
 

@@ -14,7 +14,8 @@
 
 int main(int argc, char** argv) {
   using namespace fabricpulse;
-  common::BlockShutdownSignals();
+  // From here a signal ends a stuck startup; see shutdown_signal.h.
+  common::ShutdownSignals signals("fabricpulse-worker");
   worker::WorkerConfig config;
   CLI::App app{"fabricpulse-worker: one rank of a FabricPulse agent"};
   // Runs before the required options are checked: the agent and the CLI
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     // 1: the socket could not be served; 2: bad flags or backend.
     return server.status().code() == absl::StatusCode::kUnavailable ? 1 : 2;
   }
-  common::WaitForShutdownSignal();
+  signals.WaitForShutdown();
   FP_LOG_DEBUG("shutting down");
   // Streams in flight get a bounded time to finish, then are cancelled.
   (*server)->Shutdown(absl::Seconds(2));

@@ -18,6 +18,7 @@ BackgroundSweep::BackgroundSweep(v1::CoordinatorService::Stub& stub,
         while (reader->Read(&event)) {
           if (event.has_started()) {
             sweep_id_ = event.started().sweep_id();
+            comm_id_ = event.started().comm_id();
             if (results == 0) started_.Notify();
           }
           if (event.has_comm_ready() && results == kCommReady) {

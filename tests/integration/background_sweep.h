@@ -26,12 +26,14 @@ class BackgroundSweep {
   absl::Time ended() const { return ended_; }
   // Set before WaitStarted() returns true for a started sweep.
   const std::string& sweep_id() const { return sweep_id_; }
+  const std::string& comm_id() const { return comm_id_; }
 
  private:
   absl::Notification started_;
   SweepOutcome outcome_;
   absl::Time ended_;
   std::string sweep_id_;
+  std::string comm_id_;
   std::thread thread_;
 };
 

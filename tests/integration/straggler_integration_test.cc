@@ -2,7 +2,9 @@
 // timed op late (FABRICPULSE_FAULT_LATE_RANK, a slow host) is named, by
 // arrival time, although its own op times are the shortest; a healthy
 // cluster names nobody.
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
@@ -58,17 +60,24 @@ TEST(StragglerIntegrationTest, RankThatEntersLateIsNamedByArrival) {
   ASSERT_EQ(out.results.size(), 8u);
   int rank3_last = 0;
   int rank3_slowest = 0;
+  std::vector<double> lateness;  // of rank 3's late steps
   for (const v1::StepResult& r : out.results) {
     ASSERT_TRUE(r.has_last_arrival_rank());
     ASSERT_TRUE(r.has_arrival_lateness_seconds());
     if (r.last_arrival_rank() == 3) {
       rank3_last++;
-      // It came about 5 ms after the median rank.
-      EXPECT_GT(r.arrival_lateness_seconds(), 0.003) << r.DebugString();
+      lateness.push_back(r.arrival_lateness_seconds());
     }
     if (r.slowest_rank() == 3) rank3_slowest++;
   }
   EXPECT_GE(rank3_last, 7);
+  // It came about 5 ms after the median rank: in the median step (one step
+  // may see another rank scheduled late too on a loaded machine, which
+  // moves the median rank's arrival).
+  ASSERT_FALSE(lateness.empty());
+  std::sort(lateness.begin(), lateness.end());
+  EXPECT_GT(lateness[lateness.size() / 2], 0.003);
+  EXPECT_GT(lateness.front(), 0.0002);  // every one of them late
   // The others waited for it: by duration it is never the slowest.
   EXPECT_EQ(rank3_slowest, 0);
   const std::string& straggler = out.finished.straggler();

@@ -84,7 +84,7 @@ absl::Status WriteReadyFile(const std::string& path, int agents,
   return absl::OkStatus();
 }
 
-int Run(const FleetFlags& flags) {
+int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
   auto coordinator = common::ParseHostPort(flags.coordinator, "--coordinator");
   if (!coordinator.ok())
     return Fail(std::string(coordinator.status().message()));
@@ -152,7 +152,7 @@ int Run(const FleetFlags& flags) {
       if (!written.ok()) FP_LOG_ERROR(std::string(written.message()));
     }
   });
-  const int sig = common::WaitForShutdownSignal();
+  const int sig = signals.WaitForShutdown();
   shutting_down = true;
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": stopping ", flags.agents,
                            " agents (", driver.answered(),
@@ -168,7 +168,7 @@ int Run(const FleetFlags& flags) {
 }  // namespace fabricpulse::scale
 
 int main(int argc, char** argv) {
-  fabricpulse::common::BlockShutdownSignals();
+  fabricpulse::common::ShutdownSignals signals("fleet_sim");
   fabricpulse::scale::FleetFlags flags;
   CLI::App app{
       "fleet_sim: simulated FabricPulse agents for coordinator scale tests "
@@ -211,5 +211,5 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(
       absl::StrCat("fleet-sim ", flags.first_index, "+", flags.agents));
-  return fabricpulse::scale::Run(flags);
+  return fabricpulse::scale::Run(flags, signals);
 }

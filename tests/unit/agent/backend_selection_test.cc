@@ -29,7 +29,7 @@ class SelectBackendTest : public ::testing::Test {
     AgentConfig config;
     config.backend = std::move(backend);
     config.gpus = std::move(gpus);
-    config.ranks = ranks;
+    if (ranks > 0) config.ranks = ranks;  // 0: not given
     return SelectBackend(config, env_);
   }
 

@@ -232,7 +232,8 @@ TEST_F(MutualTlsTest, BadFilesStopTheProcessWithOneClearLine) {
   std::vector<Case> cases;
   TlsOptions missing = *good;
   missing.cert_file = dir_ + "/nope.crt";
-  cases.push_back({"missing", missing, "--tls-cert " + dir_ + "/nope.crt"});
+  cases.push_back(
+      {"missing", missing, "--tls-cert: cannot read '" + dir_ + "/nope.crt'"});
   TlsOptions wrong_key = *good;
   wrong_key.key_file = foreign->key_file;
   cases.push_back({"wrong key", wrong_key, "not the private key"});
@@ -244,7 +245,7 @@ TEST_F(MutualTlsTest, BadFilesStopTheProcessWithOneClearLine) {
   cases.push_back({"trust domain", wrong_domain, "exactly one FabricPulse"});
   TlsOptions from_fifo = *good;
   from_fifo.key_file = fifo;
-  cases.push_back({"fifo", from_fifo, "is not a regular file"});
+  cases.push_back({"fifo", from_fifo, "a regular file is required"});
   TlsOptions half = *good;
   half.ca_file.clear();
   cases.push_back({"no CA", half, "--tls-ca: required"});

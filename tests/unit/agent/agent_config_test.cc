@@ -1,0 +1,41 @@
+#include "daemon/agent/agent_config.h"
+
+#include "gtest/gtest.h"
+
+namespace fabricpulse::agent {
+namespace {
+
+AgentConfig Valid() {
+  AgentConfig config;
+  config.coordinator = "127.0.0.1:7000";
+  config.listen = "127.0.0.1:0";
+  config.metrics_listen = "127.0.0.1:0";
+  config.node_name = "node-a";
+  config.tls.insecure = true;
+  return config;
+}
+
+TEST(AgentConfigTest, RanksLeftOutOrInRangeAreAccepted) {
+  AgentConfig config = Valid();
+  EXPECT_TRUE(config.Validate().ok());
+  for (int ranks : {1, 2, AgentConfig::kMaxRanks}) {
+    config.ranks = ranks;
+    EXPECT_TRUE(config.Validate().ok()) << ranks;
+  }
+}
+
+TEST(AgentConfigTest, RanksOutOfRangeAreRefusedWithTheRange) {
+  for (int ranks : {0, -1, AgentConfig::kMaxRanks + 1}) {
+    AgentConfig config = Valid();
+    config.ranks = ranks;
+    absl::Status status = config.Validate();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << ranks;
+    EXPECT_EQ(status.message(),
+              "--ranks: " + std::to_string(ranks) +
+                  " is out of range; allowed: 1 to 512 (leave it out for one "
+                  "rank per GPU, or 1 without GPUs)");
+  }
+}
+
+}  // namespace
+}  // namespace fabricpulse::agent
