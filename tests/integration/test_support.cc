@@ -16,6 +16,19 @@
 
 namespace fabricpulse::testing {
 
+namespace {
+
+// A daemon's shutdown waits for its clients' connections to close after its
+// GOAWAY, and an idle channel of this test process reads it only at gRPC's
+// backup poll, every 5 s by default: each cluster stopped while a test
+// still held a stub took 5 s. Set before gRPC starts (first channel).
+const bool kPromptGoaway = [] {
+  setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "100", 0);
+  return true;
+}();
+
+}  // namespace
+
 std::string BinDir() { return FABRICPULSE_BIN_DIR; }
 
 CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
