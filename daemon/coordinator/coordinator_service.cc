@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/coordinator/request_checks.h"
 
 namespace fabricpulse::coordinator {
 
@@ -80,13 +81,9 @@ grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
 grpc::Status CoordinatorServiceImpl::ListSweeps(
     grpc::ServerContext* context, const v1::ListSweepsRequest* request,
     v1::ListSweepsResponse* response) {
-  const int last = request->last() == 0 ? 20 : request->last();
-  if (last < 1 || last > 1000) {
-    return grpc::Status(
-        grpc::StatusCode::INVALID_ARGUMENT,
-        absl::StrCat("last: ", last, " is out of range; allowed: 1 to 1000"));
-  }
-  auto sweeps = history_->ListSweeps(last);
+  auto last = ListSweepsLimit(*request);
+  if (!last.ok()) return common::ToGrpcStatus(last.status());
+  auto sweeps = history_->ListSweeps(*last);
   if (!sweeps.ok()) return common::ToGrpcStatus(sweeps.status());
   for (const SweepRecord& r : *sweeps) {
     auto full = history_->GetSweep(r.id);
