@@ -139,8 +139,9 @@ absl::StatusOr<ScheduleConfig> ParseSchedule(const YAML::Node& node, int line,
   schedule.name = *text;
   if (!IsValidConfigName(schedule.name)) {
     return ConfigError(name.line, JoinPath(path, "name"),
-                       absl::StrCat("invalid schedule name '", schedule.name,
-                                    "'; use 1 to 63 lowercase letters, "
+                       absl::StrCat("invalid schedule name ",
+                                    config_internal::Quote(schedule.name),
+                                    "; use 1 to 63 lowercase letters, "
                                     "digits, '_' or '-', starting with a "
                                     "letter or digit"));
   }
@@ -155,7 +156,8 @@ absl::StatusOr<ScheduleConfig> ParseSchedule(const YAML::Node& node, int line,
     }
     return ConfigError(
         plan.line, JoinPath(path, "plan"),
-        absl::StrCat("unknown plan '", schedule.plan, "'; defined: ",
+        absl::StrCat("unknown plan ", config_internal::Quote(schedule.plan),
+                     "; defined: ",
                      defined.empty() ? "none" : absl::StrJoin(defined, ", ")));
   }
   std::string zone = config.timezone;

@@ -23,7 +23,7 @@ std::string Describe(const YAML::Node& node) {
   if (node.IsNull()) return "nothing";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a map";
-  return absl::StrCat("'", node.Scalar(), "'");
+  return Quote(node.Scalar());
 }
 
 absl::StatusOr<std::string> ReadScalar(const Field& field,
@@ -73,8 +73,8 @@ absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
   absl::Duration duration;
   if (absl::ParseDuration(*text, &duration)) return duration;
   return ConfigError(field.line, path,
-                     absl::StrCat("'", *text,
-                                  "' is not a duration; use e.g. 60s, 1m30s "
+                     absl::StrCat(Quote(*text),
+                                  " is not a duration; use e.g. 60s, 1m30s "
                                   "or a number of seconds"));
 }
 
@@ -169,8 +169,9 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
           return ConfigError(item.line, at, "empty node name");
         }
         if (!seen.insert(item.value).second) {
-          return ConfigError(item.line, at,
-                             absl::StrCat("duplicate node '", item.value, "'"));
+          return ConfigError(
+              item.line, at,
+              absl::StrCat("duplicate node ", Quote(item.value)));
         }
         plan.nodes.push_back(item.value);
       }
@@ -196,9 +197,12 @@ absl::Status ConfigError(int line, absl::string_view path,
                          absl::string_view message) {
   const std::string where =
       line > 0 ? absl::StrCat("config line ", line) : "config";
-  const std::string text = path.empty()
-                               ? absl::StrCat(where, ": ", message)
-                               : absl::StrCat(where, ": ", path, ": ", message);
+  constexpr size_t kMaxPath = 128;
+  const std::string text =
+      path.empty()
+          ? absl::StrCat(where, ": ", message)
+          : absl::StrCat(where, ": ", path.substr(0, kMaxPath),
+                         path.size() > kMaxPath ? "..." : "", ": ", message);
   // Keys and values are quoted as written: a control character in one (a
   // quoted "a\nb") would split the one-line error, or forge a log line.
   std::string escaped;
@@ -210,6 +214,12 @@ absl::Status ConfigError(int line, absl::string_view path,
     }
   }
   return absl::InvalidArgumentError(escaped);
+}
+
+std::string Quote(absl::string_view text) {
+  if (text.size() <= kMaxQuoted) return absl::StrCat("'", text, "'");
+  return absl::StrCat("'", text.substr(0, kMaxQuoted), "...' (", text.size(),
+                      " bytes)");
 }
 
 absl::Status Relabel(const absl::Status& status, int line,
@@ -275,7 +285,7 @@ absl::StatusOr<int64_t> ReadInt(const Field& field, absl::string_view path) {
   int64_t value = 0;
   if (!absl::SimpleAtoi(*text, &value)) {
     return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not a whole number"));
+                       absl::StrCat(Quote(*text), " is not a whole number"));
   }
   return value;
 }
@@ -286,7 +296,7 @@ absl::StatusOr<double> ReadDouble(const Field& field, absl::string_view path) {
   double value = 0;
   if (!absl::SimpleAtod(*text, &value) || !std::isfinite(value)) {
     return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not a number"));
+                       absl::StrCat(Quote(*text), " is not a number"));
   }
   return value;
 }
@@ -297,7 +307,7 @@ absl::StatusOr<bool> ReadBool(const Field& field, absl::string_view path) {
   bool value = false;
   if (!YAML::convert<bool>::decode(field.value, value)) {
     return ConfigError(field.line, path,
-                       absl::StrCat("'", *text, "' is not true or false"));
+                       absl::StrCat(Quote(*text), " is not true or false"));
   }
   return value;
 }

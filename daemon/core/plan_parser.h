@@ -33,9 +33,15 @@ int LineOf(const YAML::Node& node);
 
 // INVALID_ARGUMENT "config line <line>: <path>: <message>" ("config: ..."
 // when line is 0, no path part when path is empty), on one line: control
-// characters are escaped ("\n", "\x01").
+// characters are escaped ("\n", "\x01"); a path longer than 128
+// characters (keys are the user's) is cut, ending "...".
 absl::Status ConfigError(int line, absl::string_view path,
                          absl::string_view message);
+
+// `text` in single quotes for an error: at most kMaxQuoted characters,
+// then "..." and its size ("'abc'", "'aaaa...' (3000 bytes)").
+inline constexpr size_t kMaxQuoted = 64;
+std::string Quote(absl::string_view text);
 
 // Turns a core error "<field>: <rest>" (Validate, ParseOp, ParseByteSize,
 // CronSchedule::Parse, ...) into ConfigError(line, path, rest). OK stays OK.

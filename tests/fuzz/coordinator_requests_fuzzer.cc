@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "daemon/coordinator/comm_naming.h"
@@ -72,6 +73,12 @@ void Register(const v1::RegisterRequest& request) {
   const auto registered = membership.Register(request.agent());
   CheckCode(registered.status(), kRefusals, "Membership::Register");
   if (!registered.ok()) return;
+  // Issue 13 item 5 (strict mode until it lands): names are printable.
+  for (const char c : request.agent().node_name()) {
+    if (Strict() && absl::ascii_iscntrl(c)) {
+      Fail("Register accepted a node name with a control character");
+    }
+  }
   const std::vector<v1::AgentInfo> listed = membership.List();
   if (listed.size() != 1 ||
       listed[0].node_name() != request.agent().node_name() ||

@@ -25,10 +25,23 @@ void Fail(absl::string_view what) {
   std::abort();
 }
 
+bool Strict() {
+  static const bool strict = [] {
+    const char* value = std::getenv("FABRICPULSE_FUZZ_STRICT");
+    return value != nullptr && absl::string_view(value) == "1";
+  }();
+  return strict;
+}
+
 void CheckCode(const absl::Status& status,
                std::initializer_list<absl::StatusCode> allowed,
                absl::string_view where) {
   if (status.ok()) return;
+  if (Strict() && (status.message().size() > kMaxErrorMessage ||
+                   absl::StrContains(status.message(), "\n"))) {
+    Fail(absl::StrCat(where, ": error of ", status.message().size(),
+                      " bytes or several lines: ", status.message()));
+  }
   for (absl::StatusCode code : allowed) {
     if (status.code() == code) return;
   }

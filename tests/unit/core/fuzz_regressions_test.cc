@@ -88,5 +88,26 @@ TEST(FuzzRegressionTest, CronHugeStepAfterARangeEndIsOneValue) {
   EXPECT_TRUE(CronSchedule::Parse("*/2147483647 * * * *", "UTC").ok());
 }
 
+// tests/fuzz/corpus/config/long-scalar-echo.yaml (FABRICPULSE_FUZZ_STRICT):
+// a config error quoted a whole 1 KB value; values are quoted up to 64
+// characters, key paths up to 128.
+TEST(FuzzRegressionTest, ConfigErrorsQuoteAShortPrefix) {
+  const std::string value(3000, 'x');
+  const auto top = ParseCoordinatorConfig(value);
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().message(),
+            "config line 1: the file must be a map of top-level keys, got '" +
+                std::string(64, 'x') + "...' (3000 bytes)");
+  const auto iters = ParseCoordinatorConfig("plans:\n  a:\n    iters: " +
+                                            value + "\n");
+  ASSERT_FALSE(iters.ok());
+  EXPECT_LT(iters.status().message().size(), 200u)
+      << iters.status().message();
+  const auto key =
+      ParseCoordinatorConfig("plans:\n  a:\n    " + value + ": 1\n");
+  ASSERT_FALSE(key.ok());
+  EXPECT_LT(key.status().message().size(), 400u) << key.status().message();
+}
+
 }  // namespace
 }  // namespace fabricpulse::core
