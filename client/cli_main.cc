@@ -16,7 +16,7 @@
 #include "client/local/local_backend.h"
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
-#include "daemon/common/tls_flags.h"
+#include "daemon/common/shared_flags.h"
 #include "daemon/common/worker_backends.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"

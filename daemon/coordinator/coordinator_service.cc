@@ -9,6 +9,7 @@
 #include "daemon/coordinator/kv_get_reactor.h"
 #include "daemon/core/limits.h"
 #include "daemon/security/caller.h"
+#include "daemon/coordinator/request_checks.h"
 
 namespace fabricpulse::coordinator {
 
@@ -117,13 +118,9 @@ grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
 grpc::Status CoordinatorServiceImpl::ListSweeps(
     grpc::ServerContext* context, const v1::ListSweepsRequest* request,
     v1::ListSweepsResponse* response) {
-  const int last = request->last() == 0 ? 20 : request->last();
-  if (last < 1 || last > 1000) {
-    return grpc::Status(
-        grpc::StatusCode::INVALID_ARGUMENT,
-        absl::StrCat("last: ", last, " is out of range; allowed: 1 to 1000"));
-  }
-  auto sweeps = history_->ListSweeps(last);
+  auto last = ListSweepsLimit(*request);
+  if (!last.ok()) return common::ToGrpcStatus(last.status());
+  auto sweeps = history_->ListSweeps(*last);
   if (!sweeps.ok()) return common::ToGrpcStatus(sweeps.status());
   size_t bytes = 0;  // the answer stays within core::kMaxListResponseBytes
   for (const SweepRecord& r : *sweeps) {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +15,7 @@
 #include "daemon/core/name_rules.h"
 #include "daemon/core/bounded_file.h"
 #include "daemon/core/plan_parser.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace fabricpulse::core {
@@ -37,7 +42,7 @@ bool SpecsEqual(const SweepSpec& a, const SweepSpec& b) {
 absl::Status CheckZone(const std::string& zone, int line,
                        absl::string_view path) {
   absl::TimeZone tz;
-  if (zone.empty() || !absl::LoadTimeZone(zone, &tz)) {
+  if (!IsValidTimeZoneName(zone) || !absl::LoadTimeZone(zone, &tz)) {
     return ConfigError(line, path,
                        absl::StrCat("unknown zone ", QuotePrefix(zone),
                                     "; use an IANA zone name such as UTC or "
@@ -205,6 +210,56 @@ absl::Status ParseSchedules(const Field& field, CoordinatorConfig& config) {
   return absl::OkStatus();
 }
 
+// Records where each document starts; builds nothing.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    starts.push_back(mark);
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// OK when `text` holds at most one YAML document. yaml-cpp 0.7's LoadAll
+// never returns on some inputs (a lone ","): from there on every call of
+// HandleNextDocument yields an empty document at the same place without
+// consuming anything. So this looks at two documents at most, and a second
+// one that starts where the first did is that stuck place. Throws what
+// yaml-cpp throws on a syntax error.
+absl::Status CheckOneDocument(const std::string& text) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentStarts handler;
+  while (handler.starts.size() < 2 && parser.HandleNextDocument(handler)) {
+  }
+  if (handler.starts.size() < 2) return absl::OkStatus();
+  const YAML::Mark& first = handler.starts[0];
+  const YAML::Mark& second = handler.starts[1];
+  if (second.pos == first.pos) {
+    const size_t pos = static_cast<size_t>(second.pos);
+    return ConfigError(
+        second.line + 1, "",
+        absl::StrCat("invalid YAML: unexpected ",
+                     pos < text.size()
+                         ? absl::StrCat("'", text.substr(pos, 1), "'")
+                         : "end of file",
+                     " at column ", second.column + 1));
+  }
+  return ConfigError(second.line + 1, "",
+                     "expected one YAML document, got more than one");
+}
+
 absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
   CoordinatorConfig config;
   if (root.IsNull()) return config;  // an empty file
@@ -272,14 +327,9 @@ absl::StatusOr<CoordinatorConfig> ParseCoordinatorConfig(
   // yaml-cpp reports errors by throwing; this is the one place they turn
   // into a Status.
   try {
-    const std::vector<YAML::Node> documents =
-        YAML::LoadAll(std::string(yaml_text));
-    if (documents.size() > 1) {
-      return ConfigError(
-          config_internal::LineOf(documents[1]), "",
-          absl::StrCat("expected one YAML document, got ", documents.size()));
-    }
-    return ParseDocument(documents.empty() ? YAML::Node() : documents[0]);
+    const std::string text(yaml_text);
+    if (absl::Status one = CheckOneDocument(text); !one.ok()) return one;
+    return ParseDocument(YAML::Load(text));
   } catch (const YAML::Exception& e) {
     return ConfigError(e.mark.is_null() ? 0 : e.mark.line + 1, "",
                        absl::StrCat("invalid YAML: ", e.msg));

@@ -71,8 +71,11 @@
 //   to 1000000
 //   config line 22: schedules[1].plan: unknown plan 'nightly-ful'; defined:
 //   hourly-allreduce, nightly-full
-// (each on one line). YAML syntax errors read
-// "config line N: invalid YAML: <parser message>".
+// (each on one line; control characters in keys and values are escaped).
+// YAML syntax errors read "config line N: invalid YAML: <parser message>"
+// (also "invalid YAML: unexpected ',' at column C", where yaml-cpp 0.7
+// would loop for ever), a second document "config line N: expected one
+// YAML document, got more than one".
 //
 // Thread-safety: all functions are pure (LoadCoordinatorConfigFile reads a
 // file) and safe to call concurrently.

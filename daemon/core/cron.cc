@@ -1,6 +1,7 @@
 #include "daemon/core/cron.h"
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -128,7 +129,9 @@ absl::Status ParseItem(const FieldInfo& field, absl::string_view item,
     if (!value.ok()) return value.status();
     first = last = *value;
   }
-  for (int v = first; v <= last; v += step) bits[v] = true;
+  // 64-bit: "59-59/2147483647" would overflow an int and write before the
+  // vector.
+  for (int64_t v = first; v <= last; v += step) bits[v] = true;
   return absl::OkStatus();
 }
 
@@ -157,14 +160,28 @@ std::bitset<N> ToBits(const std::vector<bool>& flags) {
 
 }  // namespace
 
+bool IsValidTimeZoneName(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxTimeZoneName) return false;
+  for (absl::string_view part : absl::StrSplit(name, '/')) {
+    if (part.empty() || part == "." || part == "..") return false;
+    for (const char c : part) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' &&
+          c != '-' && c != '+') {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 CronSchedule::CronSchedule() : zone_(absl::UTCTimeZone()) {}
 
 absl::StatusOr<CronSchedule> CronSchedule::Parse(absl::string_view expr,
                                                  absl::string_view time_zone) {
   CronSchedule schedule;
   schedule.expr_ = std::string(absl::StripAsciiWhitespace(expr));
-  if (!absl::LoadTimeZone(std::string(time_zone), &schedule.zone_) ||
-      time_zone.empty()) {
+  if (!IsValidTimeZoneName(time_zone) ||
+      !absl::LoadTimeZone(std::string(time_zone), &schedule.zone_)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_zone: unknown zone ", QuotePrefix(time_zone),
                      "; use an IANA zone name such as UTC or Europe/Berlin"));

@@ -15,6 +15,15 @@ namespace fabricpulse::core {
 // Feb 29 across a skipped century leap year (2096 -> 2104).
 inline constexpr int kCronSearchDays = 8 * 366 + 1;
 
+// Whether `name` has the form of an IANA zone name: 1 to kMaxTimeZoneName
+// characters of letters, digits, '_', '-', '+' and '/', in '/'-separated
+// parts none of which is empty, "." or "..". absl opens a zone name as a
+// file below the zoneinfo folder, or anywhere for an absolute path, a
+// "../" or its "file:" prefix (a FIFO there would hang the coordinator):
+// only names of this form are ever loaded.
+inline constexpr size_t kMaxTimeZoneName = 64;
+bool IsValidTimeZoneName(absl::string_view name);
+
 // A parsed cron expression bound to a time zone. Immutable after Parse:
 // all const methods are safe to call from any number of threads.
 //
@@ -61,8 +70,9 @@ class CronSchedule {
   // Errors: INVALID_ARGUMENT with one line that starts "cron: " and names
   // the field, e.g. "cron: minute field '61' is out of range 0-59",
   // "cron: expected 5 fields, got 4", "cron: unknown macro '@reboot'...";
-  // or, for a zone that cannot be loaded, one that starts "time_zone: ",
-  // e.g. "time_zone: unknown zone 'Mars/Base'".
+  // or, for a zone that is not a valid name (IsValidTimeZoneName) or
+  // cannot be loaded, one that starts "time_zone: ", e.g. "time_zone:
+  // unknown zone 'Mars/Base'".
   static absl::StatusOr<CronSchedule> Parse(absl::string_view expr,
                                             absl::string_view time_zone);
 

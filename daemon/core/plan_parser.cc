@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -217,11 +219,23 @@ absl::Status ConfigError(int line, absl::string_view path,
                          absl::string_view message) {
   const std::string where =
       line > 0 ? absl::StrCat("config line ", line) : "config";
-  if (path.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", message));
+  constexpr size_t kMaxPath = 128;
+  const std::string text =
+      path.empty()
+          ? absl::StrCat(where, ": ", message)
+          : absl::StrCat(where, ": ", path.substr(0, kMaxPath),
+                         path.size() > kMaxPath ? "..." : "", ": ", message);
+  // Keys and values are quoted as written: a control character in one (a
+  // quoted "a\nb") would split the one-line error, or forge a log line.
+  std::string escaped;
+  for (const char c : text) {
+    if (absl::ascii_iscntrl(c)) {
+      escaped += absl::CHexEscape(absl::string_view(&c, 1));
+    } else {
+      escaped += c;
+    }
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(where, ": ", path, ": ", message));
+  return absl::InvalidArgumentError(escaped);
 }
 
 absl::Status Relabel(const absl::Status& status, int line,

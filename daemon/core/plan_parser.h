@@ -32,7 +32,9 @@ using Fields = std::map<std::string, Field>;
 int LineOf(const YAML::Node& node);
 
 // INVALID_ARGUMENT "config line <line>: <path>: <message>" ("config: ..."
-// when line is 0, no path part when path is empty).
+// when line is 0, no path part when path is empty), on one line: control
+// characters are escaped ("\n", "\x01"); a path longer than 128
+// characters (keys are the user's) is cut, ending "...".
 absl::Status ConfigError(int line, absl::string_view path,
                          absl::string_view message);
 

@@ -6,24 +6,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "daemon/core/name_rules.h"
 
 namespace fabricpulse::security {
 namespace {
 
 constexpr absl::string_view kScheme = "spiffe://";
 constexpr size_t kMaxNameLength = 253;
-constexpr size_t kQuoted = 32;
-
-// At most kQuoted characters of a client-supplied string, with its length
-// when cut, and control characters shown as '?'.
-std::string Quote(absl::string_view s) {
-  std::string out(s.substr(0, kQuoted));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  if (s.size() > kQuoted) absl::StrAppend(&out, "... (", s.size(), " bytes)");
-  return out;
-}
+using core::QuotePrefix;
 
 }  // namespace
 
@@ -47,8 +37,8 @@ absl::StatusOr<Role> ParseRole(absl::string_view name) {
     if (name == RoleName(r)) return r;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("role: '", Quote(name),
-                   "' is not a role; allowed: coordinator, agent, operator, "
+      absl::StrCat("role: ", QuotePrefix(name),
+                   " is not a role; allowed: coordinator, agent, operator, "
                    "viewer"));
 }
 
@@ -64,8 +54,8 @@ absl::Status ValidateTrustDomain(absl::string_view trust_domain) {
   }
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "--trust-domain: '", Quote(trust_domain),
-      "' is not a trust domain; allowed: 1 to 255 of a-z, 0-9, '.', '-', "
+      "--trust-domain: ", QuotePrefix(trust_domain),
+      " is not a trust domain; allowed: 1 to 255 of a-z, 0-9, '.', '-', "
       "'_'"));
 }
 
@@ -77,8 +67,8 @@ absl::Status ValidateIdentityName(absl::string_view name,
   }
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(
-      absl::StrCat(field, ": '", Quote(name),
-                   "' is not a valid name; allowed: 1 to 253 of A-Z, a-z, "
+      absl::StrCat(field, ": ", QuotePrefix(name),
+                   " is not a valid name; allowed: 1 to 253 of A-Z, a-z, "
                    "0-9, '.', '-', '_'"));
 }
 

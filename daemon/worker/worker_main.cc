@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/common/shutdown_signal.h"
-#include "daemon/common/tls_flags.h"
+#include "daemon/common/shared_flags.h"
 #include "daemon/common/worker_backends.h"
 #include "daemon/core/log.h"
 #include "daemon/worker/backend_factory.h"

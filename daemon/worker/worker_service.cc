@@ -5,12 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/common/grpc_status.h"
-#include "daemon/common/spec_convert.h"
-#include "daemon/core/backend_support.h"
 #include "daemon/core/log.h"
 #include "daemon/core/phase_timer.h"
 #include "daemon/worker/grpc_kv_store.h"
 #include "daemon/worker/sweep_executor.h"
+#include "daemon/worker/worker_sweep_check.h"
 
 namespace fabricpulse::worker {
 
@@ -82,22 +81,10 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
     grpc::ServerContext* context, const v1::WorkerSweepRequest& request,
     grpc::ServerWriter<v1::RankEvent>* writer) {
   core::PhaseTimer timer;
-  if (request.nranks() < 1 || request.rank() < 0 ||
-      request.rank() >= request.nranks()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rank: ", request.rank(),
-                     " is out of range; allowed: 0 "
-                     "to nranks-1 (nranks = ",
-                     request.nranks(), ")"));
-  }
-  const core::SweepSpec spec = common::SpecFromProto(request.spec());
-  auto resolved = core::Validate(spec, request.nranks());
-  if (!resolved.ok()) return resolved.status();
-  absl::Status supported =
-      core::CheckBackendSupport(backend_->name(), *resolved, spec);
-  if (!supported.ok()) return supported;
-  auto steps = core::Expand(spec, request.nranks());
-  if (!steps.ok()) return steps.status();
+  auto checked = CheckWorkerSweep(request, backend_->name());
+  if (!checked.ok()) return checked.status();
+  const core::SweepSpec& spec = checked->spec;
+  const std::vector<core::Step>& steps = checked->steps;
 
   timer.Mark("validate");
   bool reused = false;
@@ -123,7 +110,7 @@ absl::Status WorkerServiceImpl::RunSweepLocked(
   timer.Mark("ready");
 
   absl::Status status = ExecuteSteps(
-      **comm, *steps, spec, cancelled_,
+      **comm, steps, spec, cancelled_,
       [&](const v1::StepRankEvent& result) {
         if (context->IsCancelled()) return false;
         v1::RankEvent event;

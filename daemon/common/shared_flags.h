@@ -1,7 +1,7 @@
-// The TLS flags every binary takes, bound to their environment variables:
-// --tls-cert, --tls-key, --tls-ca, --insecure, --trust-domain,
-// --tls-refresh. Included only by the mains (flags live at the binary's
-// edge) and the CLI.
+// The flags several binaries share, bound to their environment variables:
+// TLS (--tls-cert, --tls-key, --tls-ca, --insecure, --trust-domain,
+// --tls-refresh; every binary) and the daemons' endpoints. Included only by
+// the mains (flags live at the binary's edge).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -36,6 +36,20 @@ inline void AddTlsFlags(CLI::App& app, security::TlsOptions& options) {
          [&options](int seconds) { options.refresh = absl::Seconds(seconds); },
          "Seconds between re-reads of the TLS files, 1 to 3600 (default 10)")
       ->envname("FABRICPULSE_TLS_REFRESH");
+}
+
+// The endpoint flags both daemons take: --web-config-file (the /metrics
+// web config) and --health-listen (a plaintext grpc.health.v1 port).
+inline void AddEndpointFlags(CLI::App& app, std::string& web_config_file,
+                             std::string& health_listen) {
+  app.add_option("--web-config-file", web_config_file,
+                 "TLS and basic auth for /metrics, in the Prometheus "
+                 "exporter-toolkit web config format (docs/metrics.md)")
+      ->envname("FABRICPULSE_WEB_CONFIG_FILE");
+  app.add_option("--health-listen", health_listen,
+                 "Also serve grpc.health.v1, and only it, in plaintext on "
+                 "HOST:PORT (for probes without a client certificate)")
+      ->envname("FABRICPULSE_HEALTH_LISTEN");
 }
 
 }  // namespace fabricpulse::common
