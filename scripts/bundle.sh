@@ -3,8 +3,9 @@
 #   dist/fabricpulse-<version>-linux-x86_64/{bin,lib,tests,scripts}
 #   dist/fabricpulse-<version>-linux-x86_64.tar.gz
 # bin/ holds the four binaries (and the GPU test binary when built) with an
-# $ORIGIN/../lib RUNPATH; lib/ holds every shared library they need except
-# glibc's own, the GPU driver's libcuda, and libnccl (use the machine's NCCL
+# $ORIGIN/../lib RUNPATH; lib/ holds the NCCL module the worker loads
+# (libfabricpulse-nccl.so, when built) and every shared library they need
+# except glibc's own, the GPU driver's libcuda, and libnccl (use the machine's NCCL
 # of the same version: e.g. the nvidia-nccl wheel's lib dir on
 # LD_LIBRARY_PATH).
 set -euo pipefail
@@ -21,7 +22,7 @@ fi
 
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/tests"
 bins=(fabricpulse fabricpulse-coordinator fabricpulse-agent fabricpulse-worker)
-for extra in nccl_backend_test nccl_allreduce_floor fabricpulse_cli_dynamic; do
+for extra in nccl_backend_test nccl_allreduce_floor bare_nccl_init fabricpulse_cli_dynamic; do
   [ -x "$build_dir/bin/$extra" ] && bins+=("$extra")
 done
 for b in "${bins[@]}"; do
@@ -29,9 +30,19 @@ for b in "${bins[@]}"; do
   cp "$build_dir/bin/$b" "$out/bin/"
 done
 
+# The NCCL module (only in a build with NCCL): the worker loads it from
+# lib/ at run time; it is the only file that needs libcudart and libnccl.
+module="$build_dir/lib/libfabricpulse-nccl.so"
+deps=()
+if [ -f "$module" ]; then
+  cp "$module" "$out/lib/"
+  deps+=("$out/lib/libfabricpulse-nccl.so")
+fi
+
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libcuda\.so|libnccl\.so)'
-for b in "${bins[@]}"; do
-  ldd "$out/bin/$b" | awk '/=> \// {print $1, $3}' | while read -r soname path; do
+for b in "${bins[@]}"; do deps+=("$out/bin/$b"); done
+for f in "${deps[@]}"; do
+  ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r soname path; do
     [[ "$soname" =~ $skip ]] && continue
     [ -e "$out/lib/$soname" ] || cp -L "$path" "$out/lib/$soname"
   done

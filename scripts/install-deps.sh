@@ -17,7 +17,7 @@ packages=(
   libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
 if [ "$with_test_tools" -eq 1 ]; then
-  packages+=(clang-14 libclang-rt-14-dev)
+  packages+=(clang-14 libclang-rt-14-dev patchelf)
 fi
 
 missing=()

@@ -61,6 +61,10 @@ absl::Status AgentConfig::Validate() const {
         "--gpus: only meaningful with --backend nccl (gloo runs CPU ranks; "
         "use --ranks)");
   }
+  if (absl::Status resources = worker_resources.Parse().status();
+      !resources.ok()) {
+    return resources;
+  }
   return tls.Validate();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "daemon/common/worker_resources.h"
 #include "daemon/security/tls_options.h"
 
 namespace fabricpulse::agent {
@@ -29,6 +30,9 @@ struct AgentConfig {
   std::string run_dir;
   std::string web_config_file;  // /metrics TLS and basic auth; "" = none
   std::string health_listen;    // plaintext grpc.health.v1 only; "" = none
+  // What each worker keeps between sweeps (--buffer-budget,
+  // --release-idle-after).
+  common::WorkerResourceFlags worker_resources;
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
                  "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
                  "health=HOST:PORT) here once listening")
       ->envname("FABRICPULSE_PORT_FILE");
+  fabricpulse::common::AddWorkerResourceFlags(app, config.worker_resources);
   fabricpulse::common::AddTlsFlags(app, config.tls);
   app.add_option("--run-dir", config.run_dir,
                  "Folder for the private worker-socket folder "

@@ -97,6 +97,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   sup.gpus = gpus;
   sup.boot_id = boot_id;
   sup.worker_tls = config.tls;
+  sup.worker_resources = config.worker_resources;
   sup.on_restart = [self](int) { self->agent_metrics_->WorkerRestarted(); };
   sup.on_abort_kill = [self](int) {
     self->agent_metrics_->WorkerKilledOnRequestedAbort();
@@ -119,6 +120,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   identity.backend = backend;
   identity.backend_version = backend;  // until a worker reports its version
   identity.coordinator = config.coordinator;
+  identity.release_idle_after =
+      config.worker_resources.Parse()->release_idle_after;
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
       s->gpu_probe_.get());

@@ -49,6 +49,8 @@ v1::AgentInfo AgentServiceImpl::Info() const {
     info.set_backend_version(workers_version.empty() ? identity_.backend_version
                                                      : workers_version);
     info.set_running_sweep(running_sweep_);
+    info.set_release_idle_after_seconds(
+        absl::ToDoubleSeconds(identity_.release_idle_after));
   }
   for (const v1::WorkerInfo& w : workers_->Snapshot()) {
     *info.add_workers() = w;

@@ -28,6 +28,8 @@ struct AgentIdentity {
   // The agent's own --coordinator: its workers use it for the rendezvous,
   // whatever address a request names.
   std::string coordinator;
+  // --release-idle-after (AgentInfo.release_idle_after_seconds).
+  absl::Duration release_idle_after = absl::ZeroDuration();
 };
 
 // Thread-safe.

@@ -108,6 +108,7 @@ void WorkerSupervisor::Monitor(int index) {
       spawn.argv.push_back("--gpu");
       spawn.argv.push_back(absl::StrCat(options_.gpus[index]));
     }
+    options_.worker_resources.AppendArgs(&spawn.argv);
     const security::TlsOptions& tls = options_.worker_tls;
     if (tls.insecure) {
       spawn.argv.push_back("--insecure");

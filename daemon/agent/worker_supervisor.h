@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/agent/worker_client.h"
+#include "daemon/common/worker_resources.h"
 #include "daemon/security/tls_options.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -34,6 +35,8 @@ struct SupervisorOptions {
   // The agent's TLS files (or --insecure): the workers present the agent's
   // identity to the coordinator's rendezvous store.
   security::TlsOptions worker_tls;
+  // --buffer-budget and --release-idle-after, passed on to every worker.
+  common::WorkerResourceFlags worker_resources;
   // Called (from a monitor thread, without locks held) each time a worker
   // dies unexpectedly, or is killed by Kill() as KillCause::kFault.
   std::function<void(int local_index)> on_restart;

@@ -80,6 +80,11 @@ class Communicator {
   // supported. After any error the communicator is unusable (broken()).
   virtual absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
                                               const RunOptions& options) = 0;
+  // Frees the sweep buffers unless they hold at most `keep_bytes` (the
+  // worker's buffer budget); the next step allocates them again.
+  virtual void TrimBuffers(uint64_t keep_bytes) = 0;
+  // Bytes of sweep buffers held now.
+  virtual uint64_t buffer_bytes() const = 0;
   // True once an error or abort made the communicator unusable.
   virtual bool broken() const = 0;
   // Aborts outstanding work from any thread; never blocks long.
@@ -104,6 +109,11 @@ class CollectiveBackend {
   // options.init_timeout; UNAVAILABLE transport failure.
   virtual absl::StatusOr<std::unique_ptr<Communicator>> CreateCommunicator(
       const CommunicatorOptions& options, KeyValueStore* store) = 0;
+  // Drops what the backend holds on its device once no communicator is
+  // alive (NCCL: the CUDA context, so that the process holds no GPU
+  // memory); the next CreateCommunicator builds it again. Not thread-safe
+  // with CreateCommunicator. Default: nothing is held.
+  virtual absl::Status ReleaseDevice() { return absl::OkStatus(); }
 };
 
 }  // namespace fabricpulse::backend

@@ -1,5 +1,7 @@
 #include "daemon/coordinator/comm_naming.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace fabricpulse::coordinator {
@@ -28,12 +30,38 @@ std::string CommNaming::MemberKey(const std::vector<v1::AgentInfo>& agents) {
   return key;
 }
 
+absl::Duration CommNaming::ShortestRelease(
+    const std::vector<v1::AgentInfo>& agents) {
+  absl::Duration shortest = absl::ZeroDuration();
+  for (const v1::AgentInfo& agent : agents) {
+    const double seconds = agent.release_idle_after_seconds();
+    // What agents accept (common::WorkerResourceFlags); anything else,
+    // NaN included, reads as "never releases".
+    if (!(seconds > 0 && seconds <= 7 * 24 * 3600)) continue;
+    const absl::Duration after = absl::Seconds(seconds);
+    if (shortest == absl::ZeroDuration() || after < shortest) shortest = after;
+  }
+  return shortest;
+}
+
+absl::Duration CommNaming::ReleaseMargin(absl::Duration release_idle_after) {
+  return std::min(release_idle_after / 10, absl::Seconds(10));
+}
+
 std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
-                               uint64_t epoch) {
+                               uint64_t epoch, absl::Time now) {
   const std::string members = MemberKey(agents);
+  const absl::Duration release = ShortestRelease(agents);
   uint64_t generation;
   {
     absl::MutexLock lock(&mu_);
+    if (release > absl::ZeroDuration()) {
+      auto used = last_used_.find(members);
+      if (used == last_used_.end() ||
+          now - used->second >= release - ReleaseMargin(release)) {
+        generation_[members]++;
+      }
+    }
     // find, not []: only a retired member set needs an entry.
     auto it = generation_.find(members);
     generation = it == generation_.end() ? 0 : it->second;
@@ -41,6 +69,19 @@ std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
   return absl::StrCat(
       "c", absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation)),
                      absl::kZeroPad16));
+}
+
+void CommNaming::Used(const std::vector<v1::AgentInfo>& agents,
+                      absl::Time now) {
+  if (ShortestRelease(agents) <= absl::ZeroDuration()) return;
+  absl::MutexLock lock(&mu_);
+  last_used_[MemberKey(agents)] = now;
+  if (last_used_.size() <= kMaxRemembered) return;
+  auto oldest = last_used_.begin();
+  for (auto it = last_used_.begin(); it != last_used_.end(); ++it) {
+    if (it->second < oldest->second) oldest = it;
+  }
+  last_used_.erase(oldest);
 }
 
 void CommNaming::Retire(const std::vector<v1::AgentInfo>& agents) {

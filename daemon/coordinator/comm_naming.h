@@ -1,6 +1,12 @@
 // Names communicators: the same members (with the same worker
 // incarnations), membership epoch and generation give the same id, so
 // workers reuse their cached communicator; anything else gives a new id.
+//
+// Workers drop communicators unused for their agent's --release-idle-after
+// (AgentInfo.release_idle_after_seconds). A member set quiet for nearly
+// that long (kReleaseMargin before it), or not seen since this coordinator
+// started, gets a new generation, so that no rank reuses a communicator
+// that a peer has dropped.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +15,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "fabricpulse/v1/types.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -16,15 +23,33 @@ namespace fabricpulse::coordinator {
 // Thread-safe.
 class CommNaming {
  public:
-  // `agents` sorted by node name, with their workers' incarnations.
-  std::string CommId(const std::vector<v1::AgentInfo>& agents, uint64_t epoch);
+  // Member sets whose last use is remembered; the least recently used is
+  // forgotten beyond it (then treated as unseen: a new generation).
+  static constexpr size_t kMaxRemembered = 4096;
+
+  // `agents` sorted by node name, with their workers' incarnations; `now`
+  // judges how long the members have been quiet.
+  std::string CommId(const std::vector<v1::AgentInfo>& agents, uint64_t epoch,
+                     absl::Time now);
+  // A sweep of these members ended at `now`.
+  void Used(const std::vector<v1::AgentInfo>& agents, absl::Time now);
   // Retires the communicator of these members: the next CommId differs.
   void Retire(const std::vector<v1::AgentInfo>& agents);
 
+  // How long before a worker's release the coordinator stops reusing its
+  // communicator: a tenth of the quiet period, at most 10 s (the time a
+  // sweep request may take to reach every worker).
+  static absl::Duration ReleaseMargin(absl::Duration release_idle_after);
+
  private:
   static std::string MemberKey(const std::vector<v1::AgentInfo>& agents);
+  // The shortest --release-idle-after among the members; zero: none
+  // releases.
+  static absl::Duration ShortestRelease(
+      const std::vector<v1::AgentInfo>& agents);
   absl::Mutex mu_;
   std::map<std::string, uint64_t> generation_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, absl::Time> last_used_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace fabricpulse::coordinator

@@ -112,6 +112,7 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   rendezvous_.CloseScope(scope);
   const absl::Duration duration = clock_->Now() - start;
   if (!status.ok()) naming_.Retire(plan.agents);
+  naming_.Used(plan.agents, clock_->Now());
   {
     absl::MutexLock lock(&mu_);
     running_.erase(plan.sweep_id);

@@ -152,7 +152,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   }
   plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));
   plan.membership_epoch = membership_->epoch();
-  plan.comm_id = naming_->CommId(*agents, plan.membership_epoch);
+  plan.comm_id = naming_->CommId(*agents, plan.membership_epoch, clock_->Now());
   plan.spec = common::SpecToProto(spec);
   plan.agents = std::move(*agents);
   plan.coordinator_address = coordinator_address;

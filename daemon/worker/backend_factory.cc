@@ -2,19 +2,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/backend/gloo/gloo_backend.h"
-#ifdef FABRICPULSE_HAVE_NCCL
-#include "daemon/backend/nccl/device_query.h"
-#include "daemon/backend/nccl/nccl_backend.h"
-#endif
+#include "daemon/worker/nccl_module_loader.h"
 
 namespace fabricpulse::worker {
 
 std::vector<std::string> BuiltInBackends() {
-#ifdef FABRICPULSE_HAVE_NCCL
-  return {"gloo", "nccl"};
-#else
+  if (LoadNcclModule().ok()) return {"gloo", "nccl"};
   return {"gloo"};
-#endif
 }
 
 absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
@@ -24,8 +18,10 @@ absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
         std::make_unique<backend::GlooBackend>(choice.host));
   }
   if (choice.name == "nccl") {
-#ifdef FABRICPULSE_HAVE_NCCL
-    const int gpus = backend::VisibleGpuCount();
+    auto module = LoadNcclModule();
+    if (!module.ok())
+      return absl::FailedPreconditionError(module.status().message());
+    const int gpus = (*module)->VisibleGpus();
     if (choice.gpu < 0 || choice.gpu >= gpus) {
       return absl::FailedPreconditionError(
           absl::StrCat("--gpu: ", choice.gpu, " is not a visible GPU (", gpus,
@@ -36,13 +32,7 @@ absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
           absl::StrCat("FABRICPULSE_MEM_FRACTION: ", choice.mem_fraction,
                        " is out of range; allowed: more than 0, up to 1"));
     }
-    return std::unique_ptr<backend::CollectiveBackend>(
-        std::make_unique<backend::NcclBackend>(choice.gpu,
-                                               choice.mem_fraction));
-#else
-    return absl::FailedPreconditionError(
-        "backend: nccl is not built into this binary; use --backend gloo");
-#endif
+    return (*module)->MakeBackend(choice.gpu, choice.mem_fraction);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "backend: unknown backend '", choice.name, "'; allowed: gloo, nccl"));

@@ -19,12 +19,14 @@ struct BackendChoice {
   double mem_fraction = 0.3;
 };
 
-// The backends built into this binary, e.g. {"gloo", "nccl"}: what
-// `fabricpulse-worker --backends` prints (common::QueryWorkerBackends).
+// The backends this worker can run here, e.g. {"gloo", "nccl"}: "nccl" when
+// the NCCL module loads (a build with NCCL, on a node with NCCL and the
+// CUDA runtime). What `fabricpulse-worker --backends` prints
+// (common::QueryWorkerBackends).
 std::vector<std::string> BuiltInBackends();
 
 // Errors: INVALID_ARGUMENT unknown backend; FAILED_PRECONDITION the backend
-// is not built in or has no device here.
+// is not built in, cannot be loaded here (with why) or has no device here.
 absl::StatusOr<std::unique_ptr<backend::CollectiveBackend>> MakeBackend(
     const BackendChoice& choice);
 

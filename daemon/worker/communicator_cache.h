@@ -4,10 +4,12 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
-#include <utility>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "daemon/backend/collective_backend.h"
 
 namespace fabricpulse::worker {
@@ -22,17 +24,30 @@ class CommunicatorCache {
   // The cached communicator for `comm_id` unless it is broken (then it is
   // dropped); nullptr when none.
   std::shared_ptr<backend::Communicator> Find(const std::string& comm_id);
+  // Caches `comm`, last used `now`.
   void Put(const std::string& comm_id,
-           std::shared_ptr<backend::Communicator> comm);
+           std::shared_ptr<backend::Communicator> comm,
+           absl::Time now = absl::Now());
+  // Marks `comm_id` used at `now` (a sweep on it ended).
+  void Touch(const std::string& comm_id, absl::Time now = absl::Now());
   void Erase(const std::string& comm_id);
   void Clear();
+  // Removes and returns the communicators last used before `cutoff`.
+  std::vector<std::shared_ptr<backend::Communicator>> TakeUsedBefore(
+      absl::Time cutoff);
+  // When the least recently used entry was last used; none when empty.
+  std::optional<absl::Time> OldestUse() const;
   size_t size() const;
 
  private:
+  struct Entry {
+    std::string comm_id;
+    std::shared_ptr<backend::Communicator> comm;
+    absl::Time last_used;
+  };
   const size_t capacity_;
   mutable absl::Mutex mu_;
-  std::deque<std::pair<std::string, std::shared_ptr<backend::Communicator>>>
-      entries_ ABSL_GUARDED_BY(mu_);  // front = most recent
+  std::deque<Entry> entries_ ABSL_GUARDED_BY(mu_);  // front = most recent
 };
 
 }  // namespace fabricpulse::worker

@@ -4,9 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "daemon/common/shutdown_signal.h"
 #include "daemon/common/shared_flags.h"
+#include "daemon/common/shutdown_signal.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/common/worker_resources.h"
 #include "daemon/core/log.h"
 #include "daemon/worker/backend_factory.h"
 #include "daemon/worker/fault_injection.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
                  "rank enter each (every EVERY-th) timed op late (e.g. 3:5ms); "
                  "off when empty")
       ->envname(worker::kLateRankFaultEnv);
+  common::AddWorkerResourceFlags(app, config.resources);
   common::AddTlsFlags(app, config.tls);
   CLI11_PARSE(app, argc, argv);
   core::SetLogTag(absl::StrCat("worker ", config.local_index));

@@ -25,6 +25,8 @@ absl::Status WorkerConfig::Validate() const {
   }
   absl::Status fault = ParseLateRankFault(fault_late_rank).status();
   if (!fault.ok()) return fault;
+  absl::Status resources_ok = resources.Parse().status();
+  if (!resources_ok.ok()) return resources_ok;
   return tls.Validate();
 }
 
@@ -53,8 +55,8 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
                              absl::FormatDuration(fault.delay), " late"));
   }
   std::unique_ptr<WorkerServer> s(new WorkerServer);
-  s->service_ = std::make_unique<WorkerServiceImpl>(std::move(*backend),
-                                                    *std::move(creds), fault);
+  s->service_ = std::make_unique<WorkerServiceImpl>(
+      std::move(*backend), *std::move(creds), fault, *config.resources.Parse());
   // No listening port: connections come from our own listener, checked.
   grpc::ServerBuilder builder;
   builder.RegisterService(s->service_.get());

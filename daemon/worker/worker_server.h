@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/common/peer_checked_listener.h"
+#include "daemon/common/worker_resources.h"
 #include "daemon/worker/backend_factory.h"
 #include "daemon/worker/worker_service.h"
 #include "grpcpp/grpcpp.h"
@@ -31,6 +32,8 @@ struct WorkerConfig {
   std::string fault_late_rank;
   // The agent's TLS files (or --insecure) for the rendezvous store.
   security::TlsOptions tls;
+  // --buffer-budget, --release-idle-after (as the agent passes them).
+  common::WorkerResourceFlags resources;
 
   // Errors: INVALID_ARGUMENT naming the flag and what is allowed. The
   // backend's own fields are checked where the backend is built

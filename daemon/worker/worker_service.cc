@@ -15,8 +15,17 @@ namespace fabricpulse::worker {
 
 WorkerServiceImpl::WorkerServiceImpl(
     std::unique_ptr<backend::CollectiveBackend> be,
-    std::shared_ptr<const security::Credentials> creds, LateRankFault fault)
-    : backend_(std::move(be)), creds_(std::move(creds)), fault_(fault) {}
+    std::shared_ptr<const security::Credentials> creds, LateRankFault fault,
+    common::WorkerResources resources)
+    : backend_(std::move(be)),
+      creds_(std::move(creds)),
+      fault_(fault),
+      resources_(resources),
+      idle_(resources.release_idle_after,
+            IdleReleaseHooks{
+                [this](absl::Time cutoff) { cache_.TakeUsedBefore(cutoff); },
+                [this] { return cache_.OldestUse(); },
+                [this] { return backend_->ReleaseDevice(); }}) {}
 
 grpc::Status WorkerServiceImpl::RunSweep(
     grpc::ServerContext* context, const v1::WorkerSweepRequest* request,
@@ -31,13 +40,21 @@ grpc::Status WorkerServiceImpl::RunSweep(
     running_comm_id_ = request->comm_id();
     cancelled_ = false;
   }
+  idle_.SweepStarted();
   absl::Status status = RunSweepLocked(context, *request, writer);
+  std::shared_ptr<backend::Communicator> ran;
   {
     absl::MutexLock lock(&mu_);
     running_ = false;
     running_comm_id_.clear();
-    running_comm_.reset();
+    ran = std::move(running_comm_);
   }
+  if (ran != nullptr) {
+    ran->TrimBuffers(resources_.buffer_budget);
+    cache_.Touch(request->comm_id());
+  }
+  ran.reset();
+  idle_.SweepEnded();
   if (!status.ok()) {
     FP_LOG_WARNING(absl::StrCat("sweep ", request->sweep_id(),
                                 " failed: ", status.ToString()));

@@ -7,10 +7,12 @@
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/common/worker_resources.h"
 #include "daemon/security/credentials.h"
 #include "daemon/worker/communicator_cache.h"
 #include "daemon/worker/fault_injection.h"
 #include "daemon/worker/flight_recorder.h"
+#include "daemon/worker/idle_release.h"
 #include "fabricpulse/v1/worker.grpc.pb.h"
 
 namespace fabricpulse::worker {
@@ -21,9 +23,11 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   // `fault` is injected into every sweep (off by default). `creds` (the
   // agent's files) reach the coordinator's rendezvous store: its server must
   // be the coordinator.
+  // `resources` bounds what the worker keeps between sweeps.
   WorkerServiceImpl(std::unique_ptr<backend::CollectiveBackend> be,
                     std::shared_ptr<const security::Credentials> creds,
-                    LateRankFault fault = {});
+                    LateRankFault fault = {},
+                    common::WorkerResources resources = {});
 
   grpc::Status RunSweep(grpc::ServerContext* context,
                         const v1::WorkerSweepRequest* request,
@@ -50,6 +54,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   std::unique_ptr<backend::CollectiveBackend> backend_;
   const std::shared_ptr<const security::Credentials> creds_;
   const LateRankFault fault_;
+  const common::WorkerResources resources_;
   CommunicatorCache cache_{4};
   FlightRecorder recorder_;
   std::atomic<bool> cancelled_{false};
@@ -58,6 +63,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   bool running_ ABSL_GUARDED_BY(mu_) = false;
   std::string running_comm_id_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<backend::Communicator> running_comm_ ABSL_GUARDED_BY(mu_);
+  // Last: its thread uses the cache and the backend.
+  IdleRelease idle_;
 };
 
 }  // namespace fabricpulse::worker

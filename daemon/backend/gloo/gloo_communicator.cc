@@ -46,6 +46,16 @@ int GlooCommunicator::rank() const { return context_->rank; }
 
 int GlooCommunicator::nranks() const { return context_->size; }
 
+void GlooCommunicator::TrimBuffers(uint64_t keep_bytes) {
+  if (buffer_bytes() <= keep_bytes) return;
+  std::vector<uint64_t>().swap(buffer_);
+  std::vector<uint64_t>().swap(scratch_);
+}
+
+uint64_t GlooCommunicator::buffer_bytes() const {
+  return (buffer_.size() + scratch_.size()) * sizeof(uint64_t);
+}
+
 bool GlooCommunicator::broken() const { return broken_.load(); }
 
 absl::Status GlooCommunicator::Reserve(uint64_t max_bytes) {

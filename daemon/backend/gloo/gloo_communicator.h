@@ -62,6 +62,8 @@ class GlooCommunicator : public Communicator {
   absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
                                       const RunOptions& options) override;
 
+  void TrimBuffers(uint64_t keep_bytes) override;
+  uint64_t buffer_bytes() const override;
   bool broken() const override;
 
   // Marks the communicator broken, closes every connection of the Gloo

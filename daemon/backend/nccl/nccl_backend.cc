@@ -1,7 +1,6 @@
 #include "daemon/backend/nccl/nccl_backend.h"
 
-#include <sched.h>
-
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -41,16 +40,16 @@ absl::StatusOr<ncclUniqueId> ExchangeId(const CommunicatorOptions& options,
   return id;
 }
 
-// The blocking data communicator, built on a helper thread so that a peer
-// dying mid-init cannot hang the caller past `deadline` (the helper is then
-// left behind; its communicator, if it ever completes, is leaked).
-absl::StatusOr<ncclComm_t> InitBlocking(const CommunicatorOptions& options,
-                                        KeyValueStore* store,
-                                        absl::Time deadline, int gpu) {
-  auto id =
-      ExchangeId(options, store,
-                 absl::StrCat(options.key_prefix, "/nccl-data-id"), deadline);
-  if (!id.ok()) return id.status();
+// The communicator: blocking (a non-blocking one turns every collective
+// into an asynchronous NCCL job, tens of microseconds of host time each,
+// far above NCCL's small-message floor), built on a helper thread so that a
+// peer dying or stopped mid-init cannot hang the caller past `deadline`. An
+// init that misses it is abandoned: the helper aborts the communicator
+// when (if ever) NCCL returns, and AbandonedInits() counts it meanwhile.
+absl::StatusOr<ncclComm_t> InitBounded(const CommunicatorOptions& options,
+                                       const ncclUniqueId& id,
+                                       absl::Time deadline, int gpu,
+                                       std::atomic<int>* abandoned_inits) {
   struct Shared {
     absl::Mutex mu;
     bool done ABSL_GUARDED_BY(mu) = false;
@@ -59,7 +58,7 @@ absl::StatusOr<ncclComm_t> InitBlocking(const CommunicatorOptions& options,
     ncclComm_t comm ABSL_GUARDED_BY(mu) = nullptr;
   };
   auto shared = std::make_shared<Shared>();
-  std::thread([shared, options, gpu, id = *id]() mutable {
+  std::thread([shared, options, gpu, id, abandoned_inits]() mutable {
     cudaSetDevice(gpu);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
@@ -69,6 +68,7 @@ absl::StatusOr<ncclComm_t> InitBlocking(const CommunicatorOptions& options,
     absl::MutexLock lock(&shared->mu);
     if (shared->abandoned) {
       if (comm != nullptr) ncclCommAbort(comm);
+      abandoned_inits->fetch_sub(1);
       return;
     }
     shared->done = true;
@@ -81,14 +81,15 @@ absl::StatusOr<ncclComm_t> InitBlocking(const CommunicatorOptions& options,
   };
   if (!shared->mu.AwaitWithDeadline(absl::Condition(&done), deadline)) {
     shared->abandoned = true;
+    abandoned_inits->fetch_add(1);
     return absl::DeadlineExceededError(
-        absl::StrCat("NCCL data communicator init (rank ", options.rank, " of ",
+        absl::StrCat("NCCL communicator init (rank ", options.rank, " of ",
                      options.nranks, ") did not complete within ",
                      absl::FormatDuration(options.init_timeout)));
   }
   if (shared->result != ncclSuccess) {
-    absl::Status status = NcclToStatus(
-        shared->result, "NCCL data communicator init", shared->comm);
+    absl::Status status =
+        NcclToStatus(shared->result, "NCCL communicator init", shared->comm);
     if (shared->comm != nullptr) ncclCommAbort(shared->comm);
     return status;
   }
@@ -114,53 +115,34 @@ absl::StatusOr<std::unique_ptr<Communicator>> NcclBackend::CreateCommunicator(
   if (!device.ok()) return device;
 
   // Rank 0's id encodes its bootstrap address; the others read it.
-  auto unique =
+  auto id =
       ExchangeId(options, store,
                  absl::StrCat(options.key_prefix, "/nccl-unique-id"), deadline);
-  if (!unique.ok()) return unique.status();
-  const ncclUniqueId id = *unique;
-
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  ncclComm_t comm = nullptr;
-  ncclResult_t r =
-      ncclCommInitRankConfig(&comm, options.nranks, id, options.rank, &config);
-  if (r != ncclSuccess && r != ncclInProgress) {
-    return NcclToStatus(r, "ncclCommInitRankConfig", comm);
-  }
-  // Non-blocking init: poll to completion against the deadline.
-  ncclResult_t state = ncclInProgress;
-  while (true) {
-    ncclCommGetAsyncError(comm, &state);
-    if (state != ncclInProgress) break;
-    if (absl::Now() >= deadline) {
-      ncclCommAbort(comm);
-      return absl::DeadlineExceededError(
-          absl::StrCat("NCCL communicator init (rank ", options.rank, " of ",
-                       options.nranks, ") did not complete within ",
-                       absl::FormatDuration(options.init_timeout)));
-    }
-    sched_yield();
-  }
-  if (state != ncclSuccess) {
-    absl::Status status = NcclToStatus(state, "NCCL communicator init", comm);
-    ncclCommAbort(comm);
-    return status;
-  }
-  // Ops run on a second, blocking communicator over the same ranks: on a
-  // non-blocking communicator every collective becomes an asynchronous NCCL
-  // job (tens of microseconds of host time each), which starves the GPU and
-  // puts small-message latency far above NCCL's floor. The non-blocking
-  // one proved, within the deadline, that every rank is alive and
-  // connected; the blocking init runs on a helper thread bounded by the same
-  // deadline, and the data communicator's calls are bounded by its
-  // watchdog. (ncclCommSplit of a non-blocking parent into a blocking child
-  // failed with an internal error in NCCL 2.28.9.)
-  auto data = InitBlocking(options, store, deadline, gpu_);
-  ncclCommAbort(comm);  // served its purpose; frees its resources
-  if (!data.ok()) return data.status();
-  return NcclCommunicator::Create(*data, gpu_, options.rank, options.nranks,
+  if (!id.ok()) return id.status();
+  // One communicator per worker (issue 14): before, a non-blocking one
+  // proved the peers alive and was aborted, then a second, blocking one
+  // carried the ops, which doubled the init cost. The blocking init on a
+  // helper thread keeps the same bound (the deadline), and the ops' calls
+  // are bounded by the communicator's watchdog.
+  auto comm = InitBounded(options, *id, deadline, gpu_, &abandoned_inits_);
+  if (!comm.ok()) return comm.status();
+  device_held_ = true;
+  return NcclCommunicator::Create(*comm, gpu_, options.rank, options.nranks,
                                   mem_fraction_);
+}
+
+absl::Status NcclBackend::ReleaseDevice() {
+  if (!device_held_) return absl::OkStatus();
+  // An abandoned init may still be inside NCCL on this device: resetting it
+  // under that thread is undefined, so the context stays until it returns.
+  if (abandoned_inits_.load() > 0) {
+    return absl::FailedPreconditionError(
+        "an abandoned communicator init is still running on this GPU");
+  }
+  absl::Status status = CudaToStatus(cudaSetDevice(gpu_), "cudaSetDevice");
+  if (status.ok()) status = CudaToStatus(cudaDeviceReset(), "cudaDeviceReset");
+  if (status.ok()) device_held_ = false;
+  return status;
 }
 
 }  // namespace fabricpulse::backend

@@ -68,6 +68,12 @@ void NcclCommunicator::FreeBuffers() {
   buffer_bytes_ = 0;
 }
 
+void NcclCommunicator::TrimBuffers(uint64_t keep_bytes) {
+  if (buffer_bytes_ <= keep_bytes) return;
+  cudaSetDevice(gpu_);
+  FreeBuffers();
+}
+
 void NcclCommunicator::Abort() {
   abort_requested_ = true;
   broken_ = true;
@@ -102,13 +108,20 @@ void NcclCommunicator::WatchdogLoop() {
       in_call_ = false;
       continue;
     }
+    if (!in_call_) {
+      // Idle: asleep until a call starts (no periodic wake-ups: an idle
+      // worker must cost nothing).
+      auto call_or_stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(watch_mu_) {
+        return stop_watchdog_ || in_call_;
+      };
+      watch_mu_.Await(absl::Condition(&call_or_stop));
+      continue;
+    }
     auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(watch_mu_) {
-      return stop_watchdog_ || (in_call_ && abort_requested_.load());
+      return stop_watchdog_ || !in_call_ || abort_requested_.load();
     };
-    // Idle: sleep until a call starts; in a call: check every 10 ms.
-    watch_mu_.AwaitWithTimeout(
-        absl::Condition(&wake),
-        in_call_ ? absl::Milliseconds(10) : absl::Milliseconds(200));
+    // In a call: check the deadline every 10 ms.
+    watch_mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(10));
   }
 }
 

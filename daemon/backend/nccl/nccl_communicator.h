@@ -31,6 +31,8 @@ class NcclCommunicator : public Communicator {
   absl::Status Reserve(uint64_t max_bytes) override;
   absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
                                       const RunOptions& options) override;
+  void TrimBuffers(uint64_t keep_bytes) override;
+  uint64_t buffer_bytes() const override { return buffer_bytes_; }
   bool broken() const override { return broken_.load(); }
   void Abort() override;
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Only fabricpulse-worker (its NCCL backend) links CUDA and NCCL: the agent
-# and the CLI count GPUs through NVML (dlopen) and ask the worker whether it
-# has NCCL (`fabricpulse-worker --backends`).
+# Only the NCCL module (lib/libfabricpulse-nccl.so) links CUDA and NCCL: the
+# worker loads it at run time, and the agent and the CLI count GPUs through
+# NVML (dlopen) and ask the worker whether it has NCCL
+# (`fabricpulse-worker --backends`). So one build runs on CPU-only nodes.
 #
 #   tests/unit/linkage/no_cuda_outside_worker.sh BIN_DIR NCCL_ENABLED
 #
-# Checks, for fabricpulse-agent and fabricpulse: no libcudart, libcuda,
-# libnccl or libnvidia-ml among their NEEDED entries (readelf -d) or their
-# resolved libraries (ldd), and no CUDA runtime or NCCL symbol in them (nm:
-# a static libcudart would show only there). As a control, the worker must
-# show NCCL in all three ways and answer --backends with nccl. Exits 77
-# (skipped) when the build has no NCCL backend.
+# Checks, for fabricpulse-agent, fabricpulse and fabricpulse-worker: no
+# libcudart, libcuda, libnccl or libnvidia-ml among their NEEDED entries
+# (readelf -d) or their resolved libraries (ldd), and no CUDA runtime or
+# NCCL symbol in them (nm: a static libcudart would show only there). As a
+# control, the module must show NCCL, and the worker must answer --backends
+# with nccl. Then a node without NCCL, made by a copy of the module whose
+# libnccl dependency names a library that does not exist (patchelf): the
+# worker answers --backends with gloo only (so `auto` picks Gloo) and
+# refuses --backend nccl with one line saying why. Exits 77 (skipped) when
+# the build has no NCCL backend.
 set -uo pipefail
 bin="${1:?usage: no_cuda_outside_worker.sh BIN_DIR NCCL_ENABLED}"
 nccl_enabled="${2:?usage: no_cuda_outside_worker.sh BIN_DIR NCCL_ENABLED}"
@@ -42,7 +47,7 @@ for name in fabricpulse-agent fabricpulse fabricpulse-worker; do
   fi
 done
 
-for name in fabricpulse-agent fabricpulse; do
+for name in fabricpulse-agent fabricpulse fabricpulse-worker; do
   path="$bin/$name"
   echo "== $name NEEDED: $(needed "$path" | tr '\n' ' ')"
   if hits="$(needed "$path" | grep -E "$libs")"; then
@@ -60,19 +65,24 @@ for name in fabricpulse-agent fabricpulse; do
   fi
 done
 
-# The control: the same checks do see NCCL and CUDA in the worker.
+# The control: the same checks do see NCCL and CUDA in the module.
+module="$bin/../lib/libfabricpulse-nccl.so"
 worker="$bin/fabricpulse-worker"
-echo "== fabricpulse-worker NEEDED: $(needed "$worker" | tr '\n' ' ')"
-if ! needed "$worker" | grep -qE 'libnccl[._]'; then
-  echo "FAIL: control: fabricpulse-worker does not need libnccl" >&2
+if [ ! -f "$module" ]; then
+  echo "FAIL: $module is missing (build it first: scripts/build.sh)" >&2
+  exit 1
+fi
+echo "== libfabricpulse-nccl.so NEEDED: $(needed "$module" | tr '\n' ' ')"
+if ! needed "$module" | grep -qE 'libnccl[._]'; then
+  echo "FAIL: control: the NCCL module does not need libnccl" >&2
   failures=$((failures + 1))
 fi
-if ! resolved "$worker" | grep -qE 'libnccl[._]'; then
-  echo "FAIL: control: ldd does not list libnccl for fabricpulse-worker" >&2
+if ! resolved "$module" | grep -qE 'libnccl[._]'; then
+  echo "FAIL: control: ldd does not list libnccl for the NCCL module" >&2
   failures=$((failures + 1))
 fi
-if ! cuda_symbols "$worker" | grep -qE 'cudaGetDeviceCount'; then
-  echo "FAIL: control: no cudaGetDeviceCount symbol in fabricpulse-worker" >&2
+if ! cuda_symbols "$module" | grep -qE 'cudaGetDeviceCount'; then
+  echo "FAIL: control: no cudaGetDeviceCount symbol in the NCCL module" >&2
   failures=$((failures + 1))
 fi
 answer="$("$worker" --backends 2>&1)"
@@ -81,6 +91,32 @@ if ! echo "$answer" | grep -qwE 'nccl'; then
   echo "FAIL: fabricpulse-worker --backends does not list nccl" >&2
   failures=$((failures + 1))
 fi
+
+# A node without NCCL.
+if ! command -v patchelf >/dev/null; then
+  echo "FAIL: patchelf is missing (scripts/install-deps.sh --with-test-tools)" >&2
+  exit 1
+fi
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+cp "$module" "$scratch/libfabricpulse-nccl.so"
+patchelf --replace-needed libnccl.so.2 libnccl-not-installed.so.2 \
+  "$scratch/libfabricpulse-nccl.so"
+export FABRICPULSE_NCCL_MODULE="$scratch/libfabricpulse-nccl.so"
+answer="$("$worker" --backends 2>&1)"
+echo "== without NCCL: fabricpulse-worker --backends: $answer"
+if [ "$answer" != "gloo" ]; then
+  echo "FAIL: without NCCL, --backends answered '$answer', not 'gloo'" >&2
+  failures=$((failures + 1))
+fi
+said="$("$worker" --socket "$scratch/w.sock" --backend nccl --gpu 0 --insecure 2>&1)"
+code=$?
+echo "== without NCCL: --backend nccl: exit $code: $said"
+if [ "$code" -ne 2 ] || ! echo "$said" | grep -q 'nccl cannot be loaded here: libnccl-not-installed.so.2'; then
+  echo "FAIL: without NCCL, --backend nccl did not fail with exit 2 and the loader's reason" >&2
+  failures=$((failures + 1))
+fi
+unset FABRICPULSE_NCCL_MODULE
 
 if [ "$failures" -ne 0 ]; then
   echo "no_cuda_outside_worker: $failures failure(s)" >&2

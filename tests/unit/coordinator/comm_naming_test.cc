@@ -1,0 +1,79 @@
+// CommNaming: the same members keep their communicator's id while they are
+// in use, and get a new one once they have been quiet for nearly their
+// agents' --release-idle-after (or were never seen), so no rank reuses a
+// communicator a peer has dropped.
+#include "daemon/coordinator/comm_naming.h"
+
+#include <gtest/gtest.h>
+
+namespace fabricpulse::coordinator {
+namespace {
+
+std::vector<v1::AgentInfo> Members(double release_seconds_a,
+                                   double release_seconds_b) {
+  std::vector<v1::AgentInfo> agents(2);
+  agents[0].set_node_name("a");
+  agents[0].set_release_idle_after_seconds(release_seconds_a);
+  agents[0].add_workers()->set_incarnation("a-0-1");
+  agents[1].set_node_name("b");
+  agents[1].set_release_idle_after_seconds(release_seconds_b);
+  agents[1].add_workers()->set_incarnation("b-0-1");
+  return agents;
+}
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'000'000);
+
+TEST(CommNamingTest, WithoutReleaseTheIdNeverChangesByTime) {
+  CommNaming naming;
+  const auto agents = Members(0, 0);
+  const std::string id = naming.CommId(agents, 3, kT0);
+  naming.Used(agents, kT0);
+  EXPECT_EQ(naming.CommId(agents, 3, kT0 + absl::Hours(100)), id);
+}
+
+TEST(CommNamingTest, MembersInUseKeepTheirCommunicator) {
+  CommNaming naming;
+  const auto agents = Members(600, 600);
+  const std::string first = naming.CommId(agents, 3, kT0);
+  naming.Used(agents, kT0 + absl::Seconds(1));
+  // 10 minutes' release, 10 s margin: reused up to 589 s of quiet.
+  const std::string second =
+      naming.CommId(agents, 3, kT0 + absl::Seconds(1 + 589));
+  EXPECT_EQ(second, naming.CommId(agents, 3, kT0 + absl::Seconds(1 + 589)));
+  naming.Used(agents, kT0 + absl::Seconds(1 + 589));
+  EXPECT_EQ(naming.CommId(agents, 3, kT0 + absl::Seconds(1000)), second);
+}
+
+TEST(CommNamingTest, QuietMembersGetANewCommunicatorBeforeTheWorkersDropIt) {
+  CommNaming naming;
+  // The shortest release among the members counts: 100 s, margin 10 s.
+  const auto agents = Members(600, 100);
+  naming.CommId(agents, 3, kT0);
+  naming.Used(agents, kT0);
+  const std::string reused = naming.CommId(agents, 3, kT0 + absl::Seconds(89));
+  naming.Used(agents, kT0);
+  const std::string renewed = naming.CommId(agents, 3, kT0 + absl::Seconds(90));
+  EXPECT_NE(renewed, reused);
+}
+
+TEST(CommNamingTest, UnseenMembersGetANewCommunicator) {
+  // A coordinator that (re)started does not know how long members were
+  // quiet: their first id is a new generation, unlike members that never
+  // release (the release setting is not part of the member key).
+  CommNaming releasing;
+  CommNaming keeping;
+  const std::string fresh = releasing.CommId(Members(600, 600), 3, kT0);
+  EXPECT_NE(fresh, keeping.CommId(Members(0, 0), 3, kT0));
+  releasing.Used(Members(600, 600), kT0);
+  EXPECT_EQ(releasing.CommId(Members(600, 600), 3, kT0 + absl::Seconds(1)),
+            fresh);
+}
+
+TEST(CommNamingTest, MarginIsATenthAtMostTenSeconds) {
+  EXPECT_EQ(CommNaming::ReleaseMargin(absl::Seconds(1)),
+            absl::Milliseconds(100));
+  EXPECT_EQ(CommNaming::ReleaseMargin(absl::Minutes(10)), absl::Seconds(10));
+}
+
+}  // namespace
+}  // namespace fabricpulse::coordinator
