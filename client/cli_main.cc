@@ -275,14 +275,20 @@ int main(int argc, char** argv) {
   CommandSet in_local;
   fabricpulse::client::AddCommands(*local, in_local);
   // Not under `local`: it asks any daemon, not the local cluster.
-  std::string health_address, health_service;
+  fabricpulse::client::HealthFlags health_flags;
   CLI::App* health = app.add_subcommand(
       "health",
-      "Ask a daemon's grpc.health.v1 (its --health-listen HOST:PORT); exit "
-      "0 when SERVING");
-  health->add_option("address", health_address, "HOST:PORT")->required();
-  health->add_option("--service", health_service,
+      "Ask a daemon's grpc.health.v1 (its plaintext --health-listen "
+      "HOST:PORT, or with --tls-server its main port); exit 0 when SERVING");
+  health->add_option("address", health_flags.address, "HOST:PORT")->required();
+  health->add_option("--service", health_flags.service,
                      "Service name (default: the server as a whole)");
+  health
+      ->add_option("--tls-server", health_flags.tls_server,
+                   "Ask over mutual TLS with --tls-cert, --tls-key and "
+                   "--tls-ca (a daemon's main gRPC port); the server's "
+                   "certificate must name this role")
+      ->check(CLI::IsMember({"coordinator", "agent"}));
 
   try {
     app.parse(argc, argv);
@@ -299,8 +305,7 @@ int main(int argc, char** argv) {
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
   if (health->parsed()) {
-    return fabricpulse::client::RunHealthCommand(health_address,
-                                                 health_service);
+    return fabricpulse::client::RunHealthCommand(health_flags, coordinator.tls);
   }
   return fabricpulse::client::RunSelected(direct, coordinator);
 }

@@ -2,15 +2,19 @@
 # Container HEALTHCHECK for the FabricPulse image (Docker/Podman; Kubernetes
 # ignores HEALTHCHECK and uses the chart's probes instead).
 #
-# Finds which daemon is PID 1 and asks it:
+# Finds which daemon is PID 1 and asks its grpc.health.v1 Check with
+# `fabricpulse health`, which must say SERVING:
 #  - with a health listener (--health-listen or FABRICPULSE_HEALTH_LISTEN):
-#    `fabricpulse health HOST:PORT`, the daemon's grpc.health.v1 Check
-#    (plaintext, no certificate needed), which must say SERVING;
-#  - otherwise, as before: the coordinator answers
-#    `fabricpulse --coordinator 127.0.0.1:PORT agents` (a gRPC round trip),
-#    the agent's GET /metrics answers with fabricpulse_build_info.
-# Ports come from the daemon's flags or their FABRICPULSE_* environment
-# variables, defaulting to 7070/9400 (coordinator) and 7071/9401 (agent).
+#    on it, in plaintext (no certificate needed);
+#  - otherwise on the daemon's main gRPC port (--listen or FABRICPULSE_LISTEN;
+#    when that port is 0, the grpc= line of its --port-file), over mutual TLS
+#    with the daemon's own --tls-cert, --tls-key, --tls-ca and --trust-domain
+#    (or their FABRICPULSE_* variables; every identity of the CA may ask for
+#    health), or in plaintext when the daemon runs --insecure. (Not GET
+#    /metrics: with a web config it needs TLS or a password, and a slow
+#    scraper would make the container unhealthy.)
+# Values come from PID 1's flags, else its environment. Without either, the
+# ports default to 7070 (coordinator) and 7071 (agent), the image's.
 set -u
 
 args=()
@@ -27,37 +31,59 @@ flag() {  # flag NAME -> value of --NAME VALUE or --NAME=VALUE
     esac
   done
 }
+value() {  # value FLAG ENV -> the flag's value, else PID 1's variable
+  local v
+  v="$(flag "$1")"
+  echo "${v:-$(env_of_pid1 "$2")}"
+}
 port_of() { echo "${1##*:}"; }
-
-health="$(flag health-listen)"
-health="${health:-$(env_of_pid1 FABRICPULSE_HEALTH_LISTEN)}"
-case "$(basename "${args[0]:-}")" in
-  fabricpulse-coordinator | fabricpulse-agent)
-    if [ -n "$health" ]; then
-      host="${health%:*}"
-      case "$host" in ""|0.0.0.0|"[::]"|::) host=127.0.0.1 ;; esac
-      exec fabricpulse health "${host}:$(port_of "$health")" >/dev/null
-    fi
-    ;;
-esac
+local_host() {  # HOST:PORT -> the host to dial (a wildcard is 127.0.0.1)
+  local host="${1%:*}"
+  case "$host" in "" | 0.0.0.0 | "[::]" | ::) host=127.0.0.1 ;; esac
+  echo "$host"
+}
 
 case "$(basename "${args[0]:-}")" in
-  fabricpulse-coordinator)
-    listen="$(flag listen)"; listen="${listen:-$(env_of_pid1 FABRICPULSE_LISTEN)}"
-    port="$(port_of "${listen:-:7070}")"
-    exec fabricpulse --coordinator "127.0.0.1:${port}" agents >/dev/null
-    ;;
-  fabricpulse-agent)
-    metrics="$(flag metrics-listen)"
-    metrics="${metrics:-$(env_of_pid1 FABRICPULSE_METRICS_LISTEN)}"
-    host="${metrics%:*}"; port="$(port_of "${metrics:-:9401}")"
-    case "$host" in ""|0.0.0.0|"[::]"|::) host=127.0.0.1 ;; esac
-    exec 3<>"/dev/tcp/${host}/${port}" || exit 1
-    printf 'GET /metrics HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3
-    timeout 5 cat <&3 | grep -q '^fabricpulse_build_info'
-    ;;
+  fabricpulse-coordinator) role=coordinator default_port=7070 ;;
+  fabricpulse-agent) role=agent default_port=7071 ;;
   *)
     # Not a daemon (a CLI run, `fabricpulse local ...`): nothing to check.
     exit 0
     ;;
 esac
+# Relative paths in its flags are the daemon's.
+cd /proc/1/cwd 2>/dev/null || true
+
+health="$(value health-listen FABRICPULSE_HEALTH_LISTEN)"
+if [ -n "$health" ]; then
+  exec fabricpulse health "$(local_host "$health"):$(port_of "$health")" >/dev/null
+fi
+
+listen="$(value listen FABRICPULSE_LISTEN)"
+listen="${listen:-:${default_port}}"
+if [ "$(port_of "$listen")" = 0 ]; then
+  port_file="$(value port-file FABRICPULSE_PORT_FILE)"
+  [ -n "$port_file" ] || exit 1
+  listen="$(sed -n 's/^grpc=//p' "$port_file" 2>/dev/null | head -1)"
+  [ -n "$listen" ] || exit 1
+fi
+target="$(local_host "$listen"):$(port_of "$listen")"
+
+# The CLI gets the daemon's own TLS settings, read by the same code: its
+# TLS flags as given and its TLS variables (--insecure: plaintext).
+tls=()
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[$i]}" in
+    --tls-cert | --tls-key | --tls-ca | --trust-domain)
+      tls+=("${args[$i]}" "${args[$((i + 1))]:-}"); i=$((i + 1)) ;;
+    --tls-cert=* | --tls-key=* | --tls-ca=* | --trust-domain=* | --insecure | --insecure=*)
+      tls+=("${args[$i]}") ;;
+  esac
+done
+for v in FABRICPULSE_TLS_CERT FABRICPULSE_TLS_KEY FABRICPULSE_TLS_CA \
+  FABRICPULSE_INSECURE FABRICPULSE_TRUST_DOMAIN; do
+  unset "$v"
+  val="$(env_of_pid1 "$v")"
+  [ -z "$val" ] || export "$v=$val"
+done
+exec fabricpulse "${tls[@]}" health "$target" --tls-server "$role" >/dev/null

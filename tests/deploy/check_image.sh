@@ -17,10 +17,15 @@
 #      the CUDA images are), where the Dockerfile must bring the zoneinfo tree
 #      itself;
 #   5. the production path under the chart's coordinator security context
-#      (read-only root, all capabilities dropped, uid 65532, tmpfs /tmp): a
-#      coordinator container, an agent started in it, `agents` lists it, a
-#      sweep through the coordinator succeeds, and the image's HEALTHCHECK
-#      command passes for both daemons; the coordinator reads the shipped
+#      (read-only root, all capabilities dropped, uid 65532, tmpfs /tmp), on
+#      mutual TLS with certificates made by the image's `fabricpulse certs`:
+#      a coordinator container (the image's CMD, TLS from FABRICPULSE_TLS_*),
+#      an agent container in its network namespace (TLS from flags), `agents`
+#      lists it, a sweep through the coordinator succeeds, and the image's
+#      HEALTHCHECK command passes for both daemons: on the coordinator's
+#      plaintext --health-listen port, and, for the agent and for a
+#      coordinator without --health-listen, on the main port over mutual TLS
+#      with the daemon's own certificate; the coordinator reads the shipped
 #      deploy/config/coordinator.yaml as the chart gives it.
 # Slow (it compiles the project inside the build stage): ctest label `image`,
 # enabled with -DFABRICPULSE_IMAGE_TEST=ON; or run this script directly.
@@ -96,7 +101,11 @@ echo "ok: built in $((SECONDS - build_start)) s, $(podman image inspect "$tag" -
 run() { podman run "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
 
 cleanup() {
-  podman rm -f -t 2 fp-image-test >/dev/null 2>&1 || true
+  # One at a time: podman 4.3 removes none of several names when one of
+  # them is missing, and says nothing.
+  for c in fp-image-agent fp-image-coordinator-flags fp-image-test; do
+    podman rm -f -t 2 "$c" >/dev/null 2>&1 || true
+  done
   [ "${KEEP_IMAGE:-0}" = 1 ] || podman rmi -f "$tag" "$notz_tag" >/dev/null 2>&1 || true
   # The build stage (~1 GB, with the toolchain) is left as a dangling image
   # after every build; the ccache mount keeps recompiles fast without it.
@@ -173,22 +182,32 @@ run -d --name fp-image-test --network none --read-only "${config_args[@]}" "${tl
   --tmpfs /tmp:rw,size=64m --tmpfs /var/lib/fabricpulse:rw,size=64m,U \
   --cap-drop ALL --security-opt no-new-privileges --user 65532:65532 --shm-size 256m \
   "$tag" >/dev/null 2>"$image_dir/run.log" || { cat "$image_dir/run.log"; fail "podman run coordinator"; }
-for _ in $(seq 1 50); do
-  podman exec fp-image-test fabricpulse-healthcheck >/dev/null 2>&1 && break
-  sleep 0.2
-done
-podman exec fp-image-test fabricpulse-healthcheck \
-  || { podman logs fp-image-test 2>&1 | tail -20; fail "coordinator healthcheck"; }
+wait_healthy() {  # CONTAINER WHAT: the image's HEALTHCHECK passes within 10 s
+  for _ in $(seq 1 50); do
+    podman exec "$1" fabricpulse-healthcheck >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  podman exec "$1" fabricpulse-healthcheck \
+    || { podman logs "$1" 2>&1 | tail -20; fail "$2: HEALTHCHECK"; }
+}
+wait_healthy fp-image-test "coordinator (health listener)"
 coordinator_help="$(podman exec fp-image-test fabricpulse-coordinator --help 2>&1 || true)"
 if [[ "$coordinator_help" == *--config* ]]; then
   echo "ok: coordinator healthcheck (with ${config_args[*]:+the shipped }config)"
 else
   echo "ok: coordinator healthcheck (this coordinator has no --config yet: config not exercised)"
 fi
-podman exec -d fp-image-test fabricpulse-agent --coordinator 127.0.0.1:7070 \
+# The agent as PID 1 of its own container (so that the HEALTHCHECK asks
+# it), in the coordinator's network namespace; no --health-listen, so the
+# HEALTHCHECK asks its main port over mutual TLS with its own certificate.
+run -d --name fp-image-agent --network container:fp-image-test --read-only \
+  -v "$tls_dir:/etc/fabricpulse/tls:ro" --tmpfs /tmp:rw,size=64m \
+  --cap-drop ALL --security-opt no-new-privileges --user 65532:65532 --shm-size 256m \
+  "$tag" fabricpulse-agent --coordinator 127.0.0.1:7070 \
   --listen 127.0.0.1:7071 --metrics-listen 0.0.0.0:9401 --node-name image-test \
   --backend gloo --ranks 2 --tls-cert $pki/agent-image-test.crt \
-  --tls-key $pki/agent-image-test.key --tls-ca $pki/ca.crt >/dev/null
+  --tls-key $pki/agent-image-test.key --tls-ca $pki/ca.crt >/dev/null 2>"$image_dir/run-agent.log" \
+  || { cat "$image_dir/run-agent.log"; fail "podman run agent"; }
 agents=""
 for _ in $(seq 1 50); do
   agents="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 "${operator[@]}" agents || true)"
@@ -201,11 +220,32 @@ sweep="$(podman exec fp-image-test fabricpulse --coordinator 127.0.0.1:7070 "${o
   --ops all_reduce,all_gather --max-bytes 16K)" || { echo "$sweep"; fail "sweep through the coordinator"; }
 echo "$sweep" | tail -4
 echo "$sweep" | grep -Eq '^# sweep .* succeeded$' || fail "sweep through the coordinator did not succeed"
-# The agent is not PID 1 here; check its metrics the way the healthcheck does.
-agent_metrics="$(podman exec fp-image-test bash -c 'exec 3<>/dev/tcp/127.0.0.1/9401 &&
+agent_metrics="$(podman exec fp-image-agent bash -c 'exec 3<>/dev/tcp/127.0.0.1/9401 &&
   printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && timeout 5 cat <&3' || true)"
 grep -q '^fabricpulse_build_info{.*component="agent"' <<<"$agent_metrics" || fail "agent /metrics"
-echo "ok: agent registered, sweep succeeded, agent /metrics answers"
+wait_healthy fp-image-agent "agent (main port, mutual TLS)"
+echo "ok: agent registered, sweep succeeded, agent /metrics answers, agent HEALTHCHECK passes"
+
+# A coordinator given TLS by flags and no health listener: the HEALTHCHECK
+# asks its main port over mutual TLS as coordinator/image.
+run -d --name fp-image-coordinator-flags --network none --read-only \
+  -v "$tls_dir:/etc/fabricpulse/tls:ro" --tmpfs /tmp:rw,size=64m \
+  --cap-drop ALL --security-opt no-new-privileges --user 65532:65532 \
+  "$tag" fabricpulse-coordinator --listen 0.0.0.0:7070 --metrics-listen 127.0.0.1:9400 \
+  --state-dir /tmp --tls-cert $pki/coordinator-image.crt --tls-key $pki/coordinator-image.key \
+  --tls-ca $pki/ca.crt >/dev/null 2>"$image_dir/run-flags.log" \
+  || { cat "$image_dir/run-flags.log"; fail "podman run coordinator (TLS flags)"; }
+wait_healthy fp-image-coordinator-flags "coordinator (main port, mutual TLS)"
+# And it fails when the daemon does not answer (stopped: no reply within
+# the CLI's 5 s).
+coordinator_pid="$(podman inspect fp-image-coordinator-flags --format '{{.State.Pid}}')"
+kill -STOP "$coordinator_pid"
+if podman exec fp-image-coordinator-flags fabricpulse-healthcheck >/dev/null 2>&1; then
+  fail "the HEALTHCHECK passed for a stopped coordinator"
+fi
+kill -CONT "$coordinator_pid"
+podman rm -f -t 2 fp-image-coordinator-flags >/dev/null 2>&1 || true
+echo "ok: coordinator HEALTHCHECK passes without a health listener, fails when it does not answer"
 
 step "time zones: the coordinator loads a schedule zone other than UTC"
 # UTC is built into Abseil; any other zone is read from /usr/share/zoneinfo.

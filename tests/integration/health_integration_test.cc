@@ -116,6 +116,38 @@ TEST(DaemonHealthTest, BothDaemonsServeHealthOnTheMainAndTheHealthPort) {
   CliResult cli = RunCli({"health", agent->ports.health});
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_EQ(cli.out, "SERVING\n");
+
+  // The HEALTHCHECK of a daemon without a health port: the main port over
+  // mutual TLS (the CLI's TLS files: this process's operator identity).
+  cli = RunCli(
+      {"health", coordinator->ports.grpc, "--tls-server", "coordinator"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(cli.out, "SERVING\n");
+  cli = RunCli({"health", agent->ports.grpc, "--tls-server", "agent",
+                "--service", "fabricpulse.v1.AgentService"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(cli.out, "SERVING\n");
+  // A server of another role is refused, and says why.
+  cli = RunCli({"health", coordinator->ports.grpc, "--tls-server", "agent"});
+  EXPECT_EQ(cli.exit_code, 3) << cli.out << cli.err;
+  EXPECT_TRUE(absl::StrContains(cli.err, "refused")) << cli.err;
+  // Plaintext to the main port gets no answer; roles that serve nothing
+  // are bad input.
+  cli = RunCli({"health", coordinator->ports.grpc});
+  EXPECT_EQ(cli.exit_code, 3) << cli.out << cli.err;
+  cli = RunCli({"health", coordinator->ports.grpc, "--tls-server", "viewer"});
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+}
+
+TEST(DaemonHealthTest, TlsServerNeedsTheTlsFiles) {
+  const std::string dir = TempDir();
+  auto coordinator = StartCoordinator(dir, {});
+  ASSERT_NE(coordinator, nullptr);
+  CliResult cli =
+      RunCli({"--tls-cert", dir + "/missing.crt", "health",
+              coordinator->ports.grpc, "--tls-server", "coordinator"});
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_TRUE(absl::StrContains(cli.err, "missing.crt")) << cli.err;
 }
 
 TEST(DaemonHealthTest, ShutdownSaysNotServingThenTheListenerGoes) {
