@@ -7,9 +7,9 @@
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/coordinator/kv_get_reactor.h"
+#include "daemon/coordinator/request_checks.h"
 #include "daemon/core/limits.h"
 #include "daemon/security/caller.h"
-#include "daemon/coordinator/request_checks.h"
 
 namespace fabricpulse::coordinator {
 

@@ -117,8 +117,7 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelFor(
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address) {
   return v1::CoordinatorService::NewStub(grpc::CreateCustomChannel(
-      address,
-      ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""}),
+      address, ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""}),
       common::ClientChannelArguments()));
 }
 
