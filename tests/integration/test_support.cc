@@ -117,8 +117,7 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelFor(
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address) {
   return v1::CoordinatorService::NewStub(grpc::CreateCustomChannel(
-      address,
-      ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""}),
+      address, ChannelFor(EnvironmentTls(), {security::Role::kCoordinator, ""}),
       common::ClientChannelArguments()));
 }
 
@@ -231,6 +230,17 @@ std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub) {
   v1::ListAgentsResponse resp;
   EXPECT_TRUE(stub.ListAgents(&ctx, req, &resp).ok());
   return {resp.agents().begin(), resp.agents().end()};
+}
+
+std::vector<v1::SweepSummary> ListSweeps(v1::CoordinatorService::Stub& stub,
+                                         int last) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListSweepsRequest req;
+  req.set_last(last);
+  v1::ListSweepsResponse resp;
+  EXPECT_TRUE(stub.ListSweeps(&ctx, req, &resp).ok());
+  return {resp.sweeps().begin(), resp.sweeps().end()};
 }
 
 bool Eventually(const std::function<bool()>& condition,
