@@ -100,6 +100,11 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                    "NCCL_TESTS_MIN_BW), VALUE in --bw-unit; repeatable or "
                    "comma-separated")
       ->delimiter(',');
+  sweep->add_flag("--allow-busy", f.allow_busy,
+                  "Run even when NVML shows a compute process that is not a "
+                  "FabricPulse worker on a member GPU, and do not yield to "
+                  "one that appears mid-sweep (default: refused, exit 4; a "
+                  "running sweep ends 'preempted', exit 4)");
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
        {"--ops", "--min-bytes", "--max-bytes", "--factor", "--step", "--dtype",

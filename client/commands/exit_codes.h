@@ -9,8 +9,10 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;       // sweep failed, hung or aborted
 inline constexpr int kExitBadInput = 2;     // bad flags or spec
 inline constexpr int kExitUnreachable = 3;  // unreachable or refused
-inline constexpr int kExitBusy = 4;         // members busy with a sweep
-inline constexpr int kExitGateFailed = 5;   // --fail-on-regression, --min-busbw
+// Members busy with another sweep, a member GPU busy with a foreign compute
+// process, or the sweep preempted by one.
+inline constexpr int kExitBusy = 4;
+inline constexpr int kExitGateFailed = 5;  // --fail-on-regression, --min-busbw
 
 // Exit code for a status returned by the coordinator.
 inline int ExitCodeFor(const absl::Status& status) {

@@ -89,6 +89,7 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
   *request.mutable_spec() = common::SpecToProto(*spec);
   for (const std::string& node : flags.nodes) request.add_nodes(node);
   request.set_plan(flags.plan);
+  request.set_allow_busy(flags.allow_busy);
   // No overall deadline: a sweep may run for hours. The coordinator bounds
   // every op and every silence, and Ctrl-C cancels the call (and so the
   // sweep).
@@ -151,7 +152,8 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
     }
     PrintError(absl::StrCat("sweep ", finished.sweep_id(), " ",
                             finished.status(), ": ", status.message()));
-    return kExitFailed;
+    // A yield to a foreign GPU process is no fabric failure: busy.
+    return finished.status() == "preempted" ? kExitBusy : kExitFailed;
   }
   if (wrong > 0) {
     PrintError(absl::StrCat("sweep ", finished.sweep_id(),

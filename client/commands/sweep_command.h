@@ -38,14 +38,18 @@ struct SweepFlags {
   // average busbw is below its minimum ("OP=VALUE" in --bw-unit).
   bool fail_on_regression = false;
   std::vector<std::string> min_busbw;
+  // Run on GPUs busy with foreign compute processes, and never yield.
+  bool allow_busy = false;
 };
 
 // Parses sizes and the timeout. Errors: INVALID_ARGUMENT naming the flag.
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
 // Returns the exit code: 0 success; 1 the sweep failed or its data check
-// found wrong elements; 2 bad flags; 3 unreachable; 4 busy; 5 a gate
-// failed (each failed gate on one line on stderr).
+// found wrong elements; 2 bad flags; 3 unreachable; 4 busy (members busy
+// with another sweep, a GPU busy with a foreign process, or the sweep was
+// preempted by one); 5 a gate failed (each failed gate on one line on
+// stderr).
 int RunSweepCommand(const CoordinatorTarget& coordinator,
                     const SweepFlags& flags);
 

@@ -8,13 +8,37 @@
 
 namespace fabricpulse::agent {
 
-std::vector<int> AgentConfig::GpuList() const {
+namespace {
+
+std::vector<int> ParseIndices(const std::string& list) {
   std::vector<int> out;
-  for (absl::string_view part : absl::StrSplit(gpus, ',', absl::SkipEmpty())) {
+  for (absl::string_view part : absl::StrSplit(list, ',', absl::SkipEmpty())) {
     int v = -1;
     if (absl::SimpleAtoi(part, &v)) out.push_back(v);
   }
   return out;
+}
+
+// Errors: INVALID_ARGUMENT naming `flag` and the entry.
+absl::Status ValidateIndices(const char* flag, const std::string& list) {
+  for (absl::string_view part : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    int v = -1;
+    if (!absl::SimpleAtoi(part, &v) || v < 0 || v > 1023) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": '", part,
+                       "' is not a GPU index; allowed: a comma-"
+                       "separated list of indices 0 to 1023, e.g. 0,1,2,3"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<int> AgentConfig::GpuList() const { return ParseIndices(gpus); }
+
+std::vector<int> AgentConfig::GlooProbeGpuList() const {
+  return ParseIndices(gloo_probe_gpus);
 }
 
 absl::Status AgentConfig::Validate() const {
@@ -47,13 +71,11 @@ absl::Status AgentConfig::Validate() const {
         "--ranks: ", *ranks, " is out of range; allowed: 1 to ", kMaxRanks,
         " (leave it out for one rank per GPU, or 1 without GPUs)"));
   }
-  for (absl::string_view part : absl::StrSplit(gpus, ',', absl::SkipEmpty())) {
-    int v = -1;
-    if (!absl::SimpleAtoi(part, &v) || v < 0 || v > 1023) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--gpus: '", part,
-                       "' is not a GPU index; allowed: a comma-"
-                       "separated list of indices 0 to 1023, e.g. 0,1,2,3"));
+  for (auto [flag, list] :
+       {std::pair<const char*, const std::string*>{"--gpus", &gpus},
+        {"--gloo-probe-gpus", &gloo_probe_gpus}}) {
+    if (absl::Status valid = ValidateIndices(flag, *list); !valid.ok()) {
+      return valid;
     }
   }
   if (backend == "gloo" && !gpus.empty()) {
@@ -64,6 +86,19 @@ absl::Status AgentConfig::Validate() const {
   if (absl::Status resources = worker_resources.Parse().status();
       !resources.ok()) {
     return resources;
+  }
+  if (!gloo_probe_gpus.empty()) {
+    const int n = static_cast<int>(GlooProbeGpuList().size());
+    if (backend != "gloo") {
+      return absl::InvalidArgumentError(
+          "--gloo-probe-gpus: a test seam for --backend gloo only (NCCL "
+          "ranks are probed on their own GPUs)");
+    }
+    if (ranks && *ranks != n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--gloo-probe-gpus: ", n, " GPU(s) listed for ", *ranks,
+                       " --ranks; list one GPU per rank"));
+    }
   }
   return tls.Validate();
 }

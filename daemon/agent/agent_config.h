@@ -22,6 +22,13 @@ struct AgentConfig {
   // Ranks to run (1 to kMaxRanks); not given: one per GPU (nccl) or 1.
   std::optional<int> ranks;
   std::string gpus;  // "0,1,..." (nccl)
+  // Test seam (--gloo-probe-gpus "0,1,..."): Gloo rank i is accounted to
+  // GPU i of this list (an NVML index) by the busy-GPU check, as an NCCL
+  // rank on that GPU would be, so that the check, the refusal and the
+  // yield run on machines without CUDA (with a stand-in NVML,
+  // tests/fakes/fake_libnvidia_ml.cc). The ranks still run on CPUs; only
+  // with --backend gloo; one entry per rank.
+  std::string gloo_probe_gpus;
   std::string port_file;
   // --tls-*, --insecure, --trust-domain; the workers use the same files.
   security::TlsOptions tls;
@@ -38,6 +45,8 @@ struct AgentConfig {
   absl::Status Validate() const;
   // The GPU list parsed from `gpus` (empty when none given).
   std::vector<int> GpuList() const;
+  // The same of `gloo_probe_gpus`.
+  std::vector<int> GlooProbeGpuList() const;
 };
 
 }  // namespace fabricpulse::agent

@@ -45,6 +45,12 @@ int main(int argc, char** argv) {
                  "GPU indices to run, e.g. 0,1 (nccl); NVML (nvidia-smi) "
                  "order, which the busy-GPU check also uses")
       ->envname("FABRICPULSE_GPUS");
+  app.add_option("--gloo-probe-gpus", config.gloo_probe_gpus,
+                 "Test seam, --backend gloo only: account Gloo rank i to GPU "
+                 "i of this list (NVML index) in the busy-GPU check, e.g. "
+                 "0,1 with a stand-in libnvidia-ml; the ranks still run on "
+                 "CPUs")
+      ->envname("FABRICPULSE_GLOO_PROBE_GPUS");
   app.add_option("--port-file", config.port_file,
                  "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
                  "health=HOST:PORT) here once listening")

@@ -19,8 +19,7 @@ namespace fabricpulse::agent {
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    LocalWorkers* workers, AgentMetrics* metrics,
                                    CoordinatorContact* contact,
-                                   const GpuBusyProbe* gpu_probe,
-                                   core::Clock* clock)
+                                   GpuBusyProbe* gpu_probe, core::Clock* clock)
     : identity_(std::move(identity)),
       workers_(workers),
       contact_(contact),
@@ -88,6 +87,15 @@ grpc::Status AgentServiceImpl::RunSweep(
     own.set_coordinator(identity_.coordinator);
   }
   SweepRelay relay(own, NodeName(), workers_, contact_, clock_);
+  // Unless the sweep allows busy GPUs, it yields to a foreign compute
+  // process on its GPUs; the probe polls fast meanwhile.
+  const bool yields = gpu_probe_ != nullptr && !request->allow_busy();
+  GpuBusyProbe::SweepWatch watch(yields ? gpu_probe_ : nullptr);
+  if (yields) {
+    relay.YieldWhen([probe = gpu_probe_, mine = SweepWorkers(*request)] {
+      return probe->ForeignProcess(mine);
+    });
+  }
   absl::Status status = relay.Run(
       [&](const v1::RankEvent& event) {
         if (event.has_step() && metrics_ != nullptr) {
@@ -113,6 +121,20 @@ grpc::Status AgentServiceImpl::RunSweep(
     }
   }
   return common::ToGrpcStatus(status);
+}
+
+std::vector<v1::WorkerInfo> AgentServiceImpl::SweepWorkers(
+    const v1::AgentSweepRequest& request) const {
+  std::vector<v1::WorkerInfo> out;
+  for (const v1::WorkerInfo& w : workers_->Snapshot()) {
+    for (const v1::RankAssignment& a : request.ranks()) {
+      if (a.local_index() == w.local_index()) {
+        out.push_back(w);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 StopCause AgentServiceImpl::AbortRequested() const {

@@ -40,11 +40,13 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // unless it is null (no metrics). With metrics, RunSweep sets each relayed
   // rank's fabricpulse_agent_rank_latency_seconds. `contact` admits sweeps
   // by membership epoch and ends those whose lease expires. `gpu_probe`
-  // (nullable: no busy-GPU check) marks busy GPUs in Info(); it outlives
-  // this object.
+  // (nullable: no busy-GPU check) marks busy GPUs in Info() and, while a
+  // sweep that does not allow busy GPUs runs, polls fast and makes it yield
+  // to a foreign compute process on its GPUs (SweepRelay::YieldWhen); it
+  // outlives this object.
   AgentServiceImpl(AgentIdentity identity, LocalWorkers* workers,
                    AgentMetrics* metrics, CoordinatorContact* contact,
-                   const GpuBusyProbe* gpu_probe = nullptr,
+                   GpuBusyProbe* gpu_probe = nullptr,
                    core::Clock* clock = core::RealClock::Get());
 
   // The agent's description (busy GPUs marked, the backend version its
@@ -73,6 +75,10 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // Keeps which rank each local worker had in recent sweeps, so that a
   // worker that cannot answer is still named by its rank.
   void RememberRanks(const v1::AgentSweepRequest& request);
+  // The workers that run `request`'s local ranks, as the supervisor has
+  // them now (their GPUs).
+  std::vector<v1::WorkerInfo> SweepWorkers(
+      const v1::AgentSweepRequest& request) const;
   // Whether the coordinator asked to abort the running sweep, and why.
   StopCause AbortRequested() const;
   // Marks (or clears, with "") the sweep this agent runs.
@@ -91,8 +97,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   bool abort_by_request_ ABSL_GUARDED_BY(mu_) = false;
   LocalWorkers* const workers_;
   CoordinatorContact* const contact_;
-  AgentMetrics* const metrics_;          // nullable
-  const GpuBusyProbe* const gpu_probe_;  // nullable
+  AgentMetrics* const metrics_;    // nullable
+  GpuBusyProbe* const gpu_probe_;  // nullable
   core::Clock* const clock_;
 };
 

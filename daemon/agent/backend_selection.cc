@@ -12,7 +12,8 @@ absl::StatusOr<BackendSelection> SelectBackend(const AgentConfig& config,
   out.backend = config.backend;
   const auto gloo = [&config, &out] {
     out.backend = "gloo";
-    out.gpus.assign(config.ranks.value_or(1), -1);
+    out.gpus = config.GlooProbeGpuList();  // the test seam's accounting
+    if (out.gpus.empty()) out.gpus.assign(config.ranks.value_or(1), -1);
     return out;
   };
   if (out.backend == "gloo") return gloo();

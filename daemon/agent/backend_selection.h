@@ -14,7 +14,8 @@ namespace fabricpulse::agent {
 
 struct BackendSelection {
   std::string backend;  // "gloo" or "nccl"
-  // One entry per worker: its GPU index, or -1 for a CPU rank.
+  // One entry per worker: its GPU index, or -1 for a CPU rank (Gloo ranks
+  // with --gloo-probe-gpus: the GPU the busy-GPU check accounts them to).
   std::vector<int> gpus;
 };
 
@@ -35,7 +36,8 @@ struct BackendEnvironment {
 };
 
 // `auto` is NCCL when a GPU is visible and the worker has NCCL built in,
-// else Gloo. Gloo runs --ranks CPU ranks (default 1). NCCL runs one worker
+// else Gloo. Gloo runs --ranks CPU ranks (default 1; with the test seam
+// --gloo-probe-gpus, one per listed GPU). NCCL runs one worker
 // per GPU: --gpus, or the first --ranks visible GPUs, or all visible GPUs.
 // Errors: FAILED_PRECONDITION nccl asked for but no GPU visible or not built
 // into the worker, or the worker cannot be asked; INVALID_ARGUMENT a --gpus

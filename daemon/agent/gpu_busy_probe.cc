@@ -43,10 +43,43 @@ void GpuBusyProbe::Run() {
   while (true) {
     PollOnce();
     absl::MutexLock lock(&mu_);
-    if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.interval)) {
-      return;
-    }
+    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopping_ || poll_now_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&woken), watches_ > 0
+                                                      ? options_.sweep_interval
+                                                      : options_.interval);
+    if (stopping_) return;
+    poll_now_ = false;
   }
+}
+
+GpuBusyProbe::SweepWatch::SweepWatch(GpuBusyProbe* probe) : probe_(probe) {
+  if (probe_ == nullptr) return;
+  absl::MutexLock lock(&probe_->mu_);
+  if (probe_->watches_++ == 0) probe_->poll_now_ = true;
+}
+
+GpuBusyProbe::SweepWatch::~SweepWatch() {
+  if (probe_ == nullptr) return;
+  absl::MutexLock lock(&probe_->mu_);
+  probe_->watches_--;
+}
+
+std::optional<v1::PreemptedEvent> GpuBusyProbe::ForeignProcess(
+    const std::vector<v1::WorkerInfo>& workers) const {
+  absl::MutexLock lock(&mu_);
+  for (const v1::WorkerInfo& w : workers) {
+    if (w.gpu() < 0) continue;
+    auto it = gpus_.find(w.gpu());
+    if (it == gpus_.end() || it->second.other_processes == 0) continue;
+    v1::PreemptedEvent event;
+    event.set_gpu(w.gpu());
+    event.set_other_processes(it->second.other_processes);
+    event.set_local_index(w.local_index());
+    return event;
+  }
+  return std::nullopt;
 }
 
 void GpuBusyProbe::PollOnce() {
@@ -137,8 +170,8 @@ std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
   }
   if (!nvml.ok()) {
     FP_LOG_INFO(
-        absl::StrCat("busy-GPU check off (scheduled sweeps are not "
-                     "held back for this node): ",
+        absl::StrCat("busy-GPU check off (sweeps on this node are "
+                     "neither refused nor held back, and never yield): ",
                      nvml.status().message()));
     return nullptr;
   }
@@ -149,7 +182,9 @@ std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
         "indices, which CUDA_VISIBLE_DEVICES does not renumber"));
   }
   FP_LOG_INFO("busy-GPU check on (NVML, every " +
-              absl::FormatDuration(options.interval) + ")");
+              absl::FormatDuration(options.interval) + ", every " +
+              absl::FormatDuration(options.sweep_interval) +
+              " while a sweep runs)");
   return std::make_unique<GpuBusyProbe>(std::move(*nvml), std::move(options));
 }
 

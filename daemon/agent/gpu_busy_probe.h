@@ -1,9 +1,11 @@
-// The agent's busy-GPU check: every couple of seconds, asks NVML which
-// compute processes use this node's GPUs and counts those that are not our
-// own workers (core::OtherComputeProcesses). The result sets
-// fabricpulse_agent_gpu_busy{node,gpu} and travels to the coordinator in
-// each worker's WorkerInfo (gpu_busy, gpu_other_processes), where the
-// scheduler holds back scheduled sweeps on busy GPUs.
+// The agent's busy-GPU check: every couple of seconds (every 100 ms while a
+// sweep that yields runs), asks NVML which compute processes use this
+// node's GPUs and counts those that are not our own workers
+// (core::OtherComputeProcesses). The result sets
+// fabricpulse_agent_gpu_busy{node,gpu}, travels to the coordinator in each
+// worker's WorkerInfo (gpu_busy, gpu_other_processes), where sweeps on busy
+// GPUs are refused or held back, and tells a running sweep to yield
+// (ForeignProcess).
 //
 // GPU indices: the agent's --gpus indices are taken as NVML indices
 // (nvidia-smi's order, PCI bus order). CUDA numbers the same GPUs alike when
@@ -16,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +46,10 @@ struct GpuBusyProbeOptions {
   // free, e.g. to send a heartbeat at once.
   std::function<void()> on_change;
   absl::Duration interval = absl::Seconds(2);
+  // The interval while a sweep watches the GPUs (SweepWatch): it bounds how
+  // long a foreign process goes unseen by a running sweep. An NVML process
+  // list is one cheap driver query per GPU; idle agents keep `interval`.
+  absl::Duration sweep_interval = absl::Milliseconds(100);
 };
 
 // Thread-safe. Runs one thread between Start() and Stop().
@@ -69,6 +76,25 @@ class GpuBusyProbe {
   // the last poll (workers of GPUs never polled are left free).
   void Annotate(v1::AgentInfo& info) const;
 
+  // The first of `workers`' GPUs (gpu >= 0) that the last poll found in use
+  // by another process than our workers, with that worker's local index;
+  // nullopt when there is none.
+  std::optional<v1::PreemptedEvent> ForeignProcess(
+      const std::vector<v1::WorkerInfo>& workers) const;
+
+  // While one exists, the probe polls every sweep_interval; the first one
+  // makes it poll at once. `probe` may be null (nothing happens).
+  class SweepWatch {
+   public:
+    explicit SweepWatch(GpuBusyProbe* probe);
+    ~SweepWatch();
+    SweepWatch(const SweepWatch&) = delete;
+    SweepWatch& operator=(const SweepWatch&) = delete;
+
+   private:
+    GpuBusyProbe* const probe_;
+  };
+
  private:
   struct GpuState {
     int other_processes = 0;
@@ -84,6 +110,8 @@ class GpuBusyProbe {
   mutable absl::Mutex mu_;
   std::map<int, GpuState> gpus_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int watches_ ABSL_GUARDED_BY(mu_) = 0;  // SweepWatch objects alive
+  bool poll_now_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -40,6 +40,7 @@ void SweepRelay::StartStreams() {
     wreq.set_coordinator(request_.coordinator());
     WorkerSweepCallbacks callbacks;
     callbacks.on_event = [inbox = inbox_](const v1::RankEvent& event) {
+      if (event.has_preempted()) return;  // the agent's to send, never a rank's
       absl::MutexLock lock(&inbox->mu);
       inbox->events.push_back(event);
     };
@@ -149,6 +150,21 @@ absl::Status SweepRelay::Run(
       stop_cause = stop();
       if (stop_cause != StopCause::kNone) stopped = true;
     }
+    if (!stopped && !aborted && rank_error.ok() && failure.ok() &&
+        yield_check_) {
+      preempted_ = yield_check_();
+      if (preempted_) {
+        FP_LOG_INFO(absl::StrCat(
+            "sweep ", request_.sweep_id(), " on node ", node_name_, ": GPU ",
+            preempted_->gpu(), " has ", preempted_->other_processes(),
+            " compute process(es) that are not ours (NVML): yielding"));
+        v1::RankEvent event;
+        *event.mutable_preempted() = *preempted_;
+        sink(event);
+        stop_cause = StopCause::kRequest;
+        stopped = true;
+      }
+    }
     if (!aborted && (!rank_error.ok() || !failure.ok() || stopped)) {
       aborted = true;
       // A rank that ended ABORTED or CANCELLED was ended by an abort (the
@@ -171,6 +187,13 @@ absl::Status SweepRelay::Run(
     }
   }
   if (!failure.ok()) return failure;
+  if (preempted_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "preempted: node ", node_name_, " GPU ", preempted_->gpu(), ": ",
+        preempted_->other_processes(),
+        " compute process(es) that are not FabricPulse workers (NVML); the "
+        "sweep yielded"));
+  }
   absl::MutexLock lock(&inbox_->mu);
   if (!inbox_->first_error.ok()) return inbox_->first_error;
   if (stopped) return absl::CancelledError("sweep cancelled");

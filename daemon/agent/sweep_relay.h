@@ -1,12 +1,14 @@
 // Runs one sweep on this node's workers for the coordinator: starts each
 // listed rank's stream, passes every event on unchanged, and decides on the
 // agent's clock when to abort the local ranks (one failed, the coordinator
-// cancelled or asked, the sweep lease ran out) and when a worker that has
-// not returned after the abort is killed.
+// cancelled or asked, the sweep lease ran out, a foreign process appeared
+// on one of the sweep's GPUs) and when a worker that has not returned after
+// the abort is killed.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,10 +50,22 @@ class SweepRelay {
   // abort was the coordinator's kRequest (and no local failure came
   // first), else as kFault. Errors: UNAVAILABLE a listed worker is not ready
   // (nothing started), the sweep lease ran out, or a worker died ("rank R on
-  // node N: worker unreachable or died: ..."); CANCELLED when stopped; else the
-  // first rank's error.
+  // node N: worker unreachable or died: ..."); RESOURCE_EXHAUSTED the sweep
+  // yielded (YieldWhen); CANCELLED when stopped; else the first rank's
+  // error.
   absl::Status Run(const std::function<bool(const v1::RankEvent&)>& sink,
                    const std::function<StopCause()>& stop);
+
+  // Before Run: `check` is polled with `stop` (every 100 ms) until the
+  // sweep stops. When it answers (a foreign compute process on one of the
+  // sweep's GPUs), the relay yields: it sends the answer to the sink as a
+  // `preempted` event first (so that the coordinator learns the cause
+  // before the peers see this node's ranks go), then aborts its ranks as on
+  // an operator's request (a worker killed after the kill grace is no fault)
+  // and forwards nothing more.
+  void YieldWhen(std::function<std::optional<v1::PreemptedEvent>()> check) {
+    yield_check_ = std::move(check);
+  }
 
  private:
   struct Target {
@@ -79,6 +93,8 @@ class SweepRelay {
   const core::TimeoutBudget timeouts_;
   std::vector<Target> targets_;
   std::vector<std::unique_ptr<WorkerSweepStream>> streams_;
+  std::function<std::optional<v1::PreemptedEvent>()> yield_check_;
+  std::optional<v1::PreemptedEvent> preempted_;  // set once it yielded
   const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
 };
 

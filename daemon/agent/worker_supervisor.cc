@@ -104,7 +104,7 @@ void WorkerSupervisor::Monitor(int index) {
         options_.worker_binary, "--socket", SocketPath(index), "--backend",
         options_.backend,       "--host",   options_.host,     "--local-index",
         absl::StrCat(index)};
-    if (options_.gpus[index] >= 0) {
+    if (options_.gpus[index] >= 0 && options_.backend == "nccl") {
       spawn.argv.push_back("--gpu");
       spawn.argv.push_back(absl::StrCat(options_.gpus[index]));
     }

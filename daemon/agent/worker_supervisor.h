@@ -26,7 +26,9 @@ struct SupervisorOptions {
   std::string socket_dir;
   std::string backend;  // resolved: "gloo" or "nccl"
   std::string host;     // Gloo bind address for the workers
-  // One entry per worker: its GPU index, or -1 for CPU ranks.
+  // One entry per worker: its GPU index, or -1 for CPU ranks. Reported in
+  // WorkerInfo.gpu; passed to the worker (--gpu) only for nccl (a Gloo rank
+  // with a GPU is --gloo-probe-gpus' accounting, agent_config.h).
   std::vector<int> gpus;
   // A new incarnation id prefix per agent start; also in the socket names,
   // so a worker that outlived a killed agent never unlinks a socket of

@@ -12,7 +12,8 @@ enum class AbortCause {
   // from this abort is a fault.
   kFailure,
   // An operator asked (`fabricpulse abort`, or the sweep's client went
-  // away): ending work on request is not a fault.
+  // away), or the sweep yielded to a foreign GPU process (preempted):
+  // ending work on request is not a fault.
   kRequest,
 };
 

@@ -12,8 +12,8 @@
 namespace fabricpulse::coordinator {
 namespace {
 
-constexpr std::array<const char*, 4> kOutcomes = {"succeeded", "failed",
-                                                  "aborted", "interrupted"};
+constexpr std::array<const char*, 5> kOutcomes = {
+    "succeeded", "failed", "aborted", "interrupted", "preempted"};
 constexpr std::array<const char*, 2> kTriggers = {"cli", "schedule"};
 
 std::string PlanLabel(const std::string& plan) {
@@ -198,13 +198,18 @@ void CoordinatorMetrics::SweepFinished(const std::string& plan,
     if (outcome_label == o) sweeps.Increment();
   }
   const prometheus::Labels labels = {{"plan", plan_label}};
-  sweep_duration_.Add(labels).Set(duration_seconds);
   const bool succeeded = outcome_label == "succeeded";
-  last_sweep_success_.Add(labels).Set(succeeded ? 1 : 0);
+  // A yield to a foreign GPU process says nothing about the fabric: the
+  // plan's last result (success, duration) stays the one before it.
+  if (outcome_label != "preempted") {
+    sweep_duration_.Add(labels).Set(duration_seconds);
+    last_sweep_success_.Add(labels).Set(succeeded ? 1 : 0);
+  }
   if (succeeded) {
     last_success_timestamp_.Add(labels).Set(
         absl::ToDoubleSeconds(finished - absl::UnixEpoch()));
-  }  // Ad-hoc sweeps differ from one another: only the last one's steps are
+  }
+  // Ad-hoc sweeps differ from one another: only the last one's steps are
   // kept. A plan's failed sweep leaves the steps it did not reach as the
   // plan's last good sweep left them.
   if (succeeded || plan_label == "adhoc") {

@@ -78,11 +78,13 @@ class CoordinatorMetrics {
                    int nranks);
 
   // A sweep finished. `trigger`: "cli" or "schedule"; `outcome`:
-  // "succeeded", "failed", "aborted" or "interrupted". Other values are a
-  // caller bug: they are logged and counted as trigger "cli" / outcome
-  // "failed", so that the label values stay bounded.
+  // "succeeded", "failed", "aborted", "interrupted" or "preempted". Other
+  // values are a caller bug: they are logged and counted as trigger "cli" /
+  // outcome "failed", so that the label values stay bounded.
   // Increments fabricpulse_sweeps_total{plan, trigger, outcome} (creating
-  // the plan's and trigger's other outcomes at 0), sets
+  // the plan's and trigger's other outcomes at 0), sets (except for
+  // "preempted": a yield to a foreign GPU process is no result, so these
+  // keep the plan's previous sweep)
   // fabricpulse_sweep_duration_seconds{plan} and
   // fabricpulse_last_sweep_success{plan} (1 only for "succeeded"), and on
   // success sets fabricpulse_last_success_timestamp_seconds{plan} to

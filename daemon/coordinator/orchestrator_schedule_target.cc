@@ -21,6 +21,7 @@ absl::Status OrchestratorScheduleTarget::Run(
     const core::ScheduleConfig& schedule) {
   v1::SweepRequest request;
   request.set_plan(schedule.plan);
+  request.set_allow_busy(schedule.allow_busy_gpus);
   return orchestrator_->Execute(request,
                                 absl::StrCat("schedule:", schedule.name),
                                 [](const v1::SweepEvent&) { return true; });

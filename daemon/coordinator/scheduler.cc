@@ -80,7 +80,12 @@ absl::Time Scheduler::TickLocked(absl::Time now) {
     }
     if (held.empty()) {
       status = target_->Run(schedule);
-      if (status.code() == absl::StatusCode::kResourceExhausted) {
+      if (IsGpuBusy(status)) {
+        // Refused on a GPU that turned busy since the last heartbeat, or
+        // preempted mid-sweep: not a failed run, a firing to retry.
+        held = kDeferredGpuBusy;
+        why = std::string(status.message());
+      } else if (status.code() == absl::StatusCode::kResourceExhausted) {
         held = kDeferredMembersBusy;
         why = absl::StrCat("members busy: ", status.message());
       }

@@ -2,7 +2,8 @@
 // one that comes due while its members are busy (another sweep) or while a
 // member reports a busy GPU (other compute processes, unless the schedule
 // has allow_busy_gpus) is queued once (never stacked) and retried until it
-// runs.
+// runs. A run preempted by a foreign GPU process is not a failed run: it
+// stays queued the same way and runs again once the GPUs are free.
 #pragma once
 
 #include <string>
@@ -53,8 +54,11 @@ class ScheduleTarget {
   // error does not hold the schedule back: Run reports it.
   virtual absl::StatusOr<std::vector<BusyGpu>> BusyGpus(
       const core::ScheduleConfig& schedule) = 0;
-  // Runs one scheduled sweep to its end. RESOURCE_EXHAUSTED (members busy)
-  // keeps the schedule queued; any other result ends that firing.
+  // Runs one scheduled sweep to its end (busy GPUs refused and yielded to
+  // unless the schedule has allow_busy_gpus). RESOURCE_EXHAUSTED keeps the
+  // schedule queued: as gpu_busy when IsGpuBusy (busy_gpus.h: refused on a
+  // busy GPU, or preempted), else as members_busy; any other result ends
+  // that firing.
   virtual absl::Status Run(const core::ScheduleConfig& schedule) = 0;
   // A firing of `schedule` was held back for `reason` (kDeferredGpuBusy or
   // kDeferredMembersBusy): called once per firing and reason, not on every

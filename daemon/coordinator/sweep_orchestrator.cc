@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/diagnose_response.h"
 #include "daemon/coordinator/diagnosis_collector.h"
 #include "daemon/coordinator/sweep_recorder.h"
@@ -62,6 +63,17 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   if (!planned.ok()) return planned.status();
   timer.Mark("plan");
   const SweepPlan plan = std::move(*planned);
+  // The members described themselves just now (SweepPlanner::Refresh):
+  // their probes' last polls, at most one probe interval old.
+  if (!plan.allow_busy) {
+    const std::vector<BusyGpu> busy = FindBusyGpus(plan.agents);
+    if (!busy.empty()) {
+      absl::Status refused = GpusBusyError(busy);
+      FP_LOG_INFO(absl::StrCat("sweep (", plan.plan_name, ", ", trigger,
+                               ") refused: ", refused.message()));
+      return refused;
+    }
+  }
   std::vector<std::string> nodes;
   for (const v1::AgentInfo& a : plan.agents) nodes.push_back(a.node_name());
   absl::Status reserved = membership_.Reserve(nodes, plan.sweep_id);
@@ -113,6 +125,9 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   const absl::Duration duration = clock_->Now() - start;
   if (!status.ok()) naming_.Retire(plan.agents);
   naming_.Used(plan.agents, clock_->Now());
+  // A yield is no fault: whatever a peer's error made the runner diagnose
+  // first is not kept.
+  if (IsPreempted(status)) diagnosis.reset();
   {
     absl::MutexLock lock(&mu_);
     running_.erase(plan.sweep_id);

@@ -52,10 +52,14 @@ class SweepOrchestrator {
   // was planned and reserved). `trigger` is "cli" or "schedule:<name>".
   // A sink that returns false ends the sweep (CANCELLED). Errors before
   // the first event: INVALID_ARGUMENT, UNAVAILABLE, FAILED_PRECONDITION
-  // (see SweepPlanner::Plan), RESOURCE_EXHAUSTED a member is busy, INTERNAL
-  // the history refused the sweep; after it: the sweep's outcome
-  // (DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED, CANCELLED, a worker's error),
-  // with the culprit named first when the diagnosis finds one.
+  // (see SweepPlanner::Plan), RESOURCE_EXHAUSTED a member is busy with
+  // another sweep, or (GpusBusyError, unless request.allow_busy) a member
+  // GPU is busy with a foreign compute process, as the members describe
+  // themselves now (nothing is recorded then), INTERNAL the history refused
+  // the sweep; after it: the sweep's outcome (DEADLINE_EXCEEDED,
+  // UNAVAILABLE, ABORTED, CANCELLED, PreemptedError, a worker's error), with
+  // the culprit named first when the diagnosis finds one (never for a
+  // preempted sweep: it is not diagnosed).
   absl::Status Execute(const v1::SweepRequest& request,
                        const std::string& trigger, const SweepSink& sink);
 

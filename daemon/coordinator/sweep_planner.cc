@@ -159,6 +159,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   plan.lease = membership_->Lease();
   plan.op_timeout = spec.timeout;
   plan.iterations_per_step = spec.warmup_iters + spec.iters + 2;
+  plan.allow_busy = request.allow_busy();
   return plan;
 }
 

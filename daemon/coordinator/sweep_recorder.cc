@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/log.h"
@@ -11,9 +12,10 @@
 namespace fabricpulse::coordinator {
 
 std::string OutcomeName(const absl::Status& status) {
-  if (status.ok()) return "succeeded";
-  if (status.code() == absl::StatusCode::kAborted) return "aborted";
-  return "failed";
+  if (status.ok()) return kSweepSucceeded;
+  if (status.code() == absl::StatusCode::kAborted) return kSweepAborted;
+  if (IsPreempted(status)) return kSweepPreempted;
+  return kSweepFailed;
 }
 
 SweepRecorder::SweepRecorder(const SweepPlan& plan, std::string trigger,
@@ -134,7 +136,10 @@ v1::SweepEvent SweepRecorder::Finish(
     }
   }
   std::string straggler;  // recorded before the sweep is finished
-  if (auto found = core::FindStraggler(merged_)) {
+  // A preempted sweep's last steps shared their GPUs: no verdict on it.
+  std::optional<core::Straggler> found;
+  if (outcome != kSweepPreempted) found = core::FindStraggler(merged_);
+  if (found) {
     straggler = found->Describe();
     if (found->rank < static_cast<int>(plan_.rank_nodes.size())) {
       absl::StrAppend(&straggler, " (node ", plan_.rank_nodes[found->rank],

@@ -37,11 +37,12 @@ class SweepRecorder {
   // regression), stores it and exports its measured series; stores and
   // exports the communicator's init time.
   void OnEvent(v1::SweepEvent& event);
-  // Ends the record: the straggler, the outcome, the diagnosis (when the
-  // sweep was diagnosed) and the sweep's series. Only here, and only for a
-  // plan's sweep that succeeded, are its steps' verdicts exported
-  // (CoordinatorMetrics::RecordVerdict): a running, failed or aborted
-  // sweep, or an ad-hoc one, never sets a baseline or regression series.
+  // Ends the record: the straggler (never for a preempted sweep), the
+  // outcome, the diagnosis (when the sweep was diagnosed) and the sweep's
+  // series. Only here, and only for a plan's sweep that succeeded, are its
+  // steps' verdicts exported (CoordinatorMetrics::RecordVerdict): a
+  // running, failed, aborted or preempted sweep, or an ad-hoc one, never
+  // sets a baseline or regression series.
   // Returns the `finished` event; `status` has the culprit prepended when the
   // diagnosis names one.
   v1::SweepEvent Finish(absl::Status& status,
@@ -64,7 +65,8 @@ class SweepRecorder {
   std::vector<v1::StepResult> judged_;
 };
 
-// "succeeded", "aborted" or "failed".
+// "succeeded", "aborted", "preempted" (busy_gpus.h's PreemptedError) or
+// "failed".
 std::string OutcomeName(const absl::Status& status);
 
 }  // namespace fabricpulse::coordinator

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
+#include "daemon/coordinator/busy_gpus.h"
 #include "daemon/core/log.h"
 #include "daemon/core/step_merge.h"
 
@@ -75,7 +76,8 @@ absl::Status SweepRunner::Inbox::Admit(int agent, const std::string& node,
 void SweepRunner::TakeAgentEnd(const AgentEvent& item, Progress& p) {
   p.agents_done++;
   if (item.status.ok()) return;
-  if (p.outcome.ok() || (IsLeaseEnd(item.status) && !IsLeaseEnd(p.outcome))) {
+  if (p.outcome.ok() || (IsLeaseEnd(item.status) && !IsLeaseEnd(p.outcome) &&
+                         !IsPreempted(p.outcome))) {
     p.outcome =
         absl::Status(item.status.code(),
                      absl::StrCat("node ", plan_.agents[item.agent].node_name(),
@@ -204,12 +206,22 @@ void SweepRunner::StartStreams() {
     req.set_coordinator(plan_.coordinator_address);
     req.set_membership_epoch(plan_.membership_epoch);
     req.set_lease_seconds(absl::ToDoubleSeconds(plan_.lease));
+    req.set_allow_busy(plan_.allow_busy);
     const int agent = static_cast<int>(i);
     AgentSweepCallbacks callbacks;
     callbacks.on_event =
         [inbox = inbox_, agent,
          node = plan_.agents[i].node_name()](const v1::RankEvent& e) {
           absl::MutexLock lock(&inbox->mu);
+          // The agent yields: the sweep ends as on an abort, preempted. Only
+          // the first reason to stop counts, so this is bounded too.
+          if (e.has_preempted()) {
+            if (inbox->stop.ok()) {
+              inbox->stop = PreemptedError(
+                  {node, e.preempted().gpu(), e.preempted().other_processes()});
+            }
+            return;
+          }
           // Checked on arrival: an event out of bounds is never queued.
           if (!inbox->rogue.ok() || !inbox->Admit(agent, node, e).ok()) return;
           inbox->queue.push_back({agent, false, absl::OkStatus(), e});
@@ -299,17 +311,22 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
                                          " of ", plan_.steps.size(), " steps"));
   }
   if (!p.outcome.ok()) {
-    if (on_failure_ && p.outcome.code() != absl::StatusCode::kAborted &&
-        p.outcome.code() != absl::StatusCode::kCancelled) {
-      on_failure_(p.outcome);
-    }
-    // An operator's abort and a client that went away end work on request;
-    // anything else is a failure.
+    // An operator's abort, a client that went away and a yield to a foreign
+    // GPU process end work on request; anything else is a failure.
     const bool requested = p.outcome.code() == absl::StatusCode::kAborted ||
-                           p.outcome.code() == absl::StatusCode::kCancelled;
+                           p.outcome.code() == absl::StatusCode::kCancelled ||
+                           IsPreempted(p.outcome);
+    if (on_failure_ && !requested) on_failure_(p.outcome);
     Drain(AbortAgents(requested ? common::AbortCause::kRequest
                                 : common::AbortCause::kFailure),
           p);
+    // A yielding agent sends `preempted` before it aborts its ranks, so a
+    // peer's error caused by that abort normally arrives later; when one
+    // wins the race, the yield is still the root cause.
+    if (!requested) {
+      absl::MutexLock lock(&inbox_->mu);
+      if (IsPreempted(inbox_->stop)) p.outcome = inbox_->stop;
+    }
   }
   for (auto& stream : streams_) stream->Cancel();
   return p.outcome;

@@ -45,6 +45,8 @@ struct SweepPlan {
   std::string coordinator_address;
   absl::Duration op_timeout;
   int iterations_per_step = 1;  // warmup + timed (+1 when checking)
+  // SweepRequest.allow_busy: run on busy GPUs, and never yield.
+  bool allow_busy = false;
 };
 
 // Receives each event; returns false when the receiver is gone.
@@ -61,8 +63,11 @@ class SweepRunner {
   // Streams started, comm_ready, each result in step order. Returns the
   // sweep's outcome (the caller sends `finished`). Errors: the first
   // rank's error (DEADLINE_EXCEEDED, UNAVAILABLE, ...), ABORTED when
-  // aborted, CANCELLED when the sink went away; every member is then told
-  // to abort the communicator.
+  // aborted, CANCELLED when the sink went away, PreemptedError
+  // (RESOURCE_EXHAUSTED, busy_gpus.h) when an agent sent `preempted` (it
+  // yielded to a foreign GPU process; that wins over a peer's error caused
+  // by the yield); every member is then told to abort the communicator (as
+  // requested, not as a failure, for an abort, a cancel or a yield).
   //
   // Events are bounded: each rank reports its communicator once and each
   // step once, in step order, so a rank sends at most steps + 1 events and

@@ -216,14 +216,16 @@ absl::string_view SweepStateName(SweepState state) {
       return "aborted";
     case SweepState::kInterrupted:
       return "interrupted";
+    case SweepState::kPreempted:
+      return "preempted";
   }
   return "unknown";
 }
 
 bool ParseSweepState(absl::string_view name, SweepState* state) {
-  for (SweepState s :
-       {SweepState::kRunning, SweepState::kSucceeded, SweepState::kFailed,
-        SweepState::kAborted, SweepState::kInterrupted}) {
+  for (SweepState s : {SweepState::kRunning, SweepState::kSucceeded,
+                       SweepState::kFailed, SweepState::kAborted,
+                       SweepState::kInterrupted, SweepState::kPreempted}) {
     if (name == SweepStateName(s)) {
       *state = s;
       return true;
@@ -259,6 +261,13 @@ std::string SweepDiagnosis::Summary() const {
                           Seconds(Since(facts.ended, facts.started)),
                           " after it started, ", InStep(facts, step), ", ",
                           Plural(facts.steps_done, "step", "steps"), " done");
+    case SweepState::kPreempted:
+      return absl::StrCat("preempted at ", Utc(facts.ended), ", ",
+                          Seconds(Since(facts.ended, facts.started)),
+                          " after it started, ", InStep(facts, step), ", ",
+                          Plural(facts.steps_done, "step", "steps"), " done",
+                          facts.error.empty() ? "" : ": ", facts.error,
+                          "; not a fault");
     case SweepState::kFailed:
     case SweepState::kInterrupted:
       break;
@@ -296,6 +305,7 @@ SweepDiagnosis DiagnoseSweep(const SweepFacts& facts,
     }
     case SweepState::kSucceeded:
     case SweepState::kAborted:
+    case SweepState::kPreempted:
       d.step = EndStep(facts);
       return d;
     case SweepState::kFailed:

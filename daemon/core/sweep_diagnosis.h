@@ -21,9 +21,11 @@ enum class SweepState {
   kFailed,
   kAborted,      // ended by an operator's abort (or the coordinator's stop)
   kInterrupted,  // the coordinator stopped while it ran
+  kPreempted,    // yielded to a foreign compute process on a GPU: no fault
 };
 
-// "running", "stalled", "succeeded", "failed", "aborted", "interrupted".
+// "running", "stalled", "succeeded", "failed", "aborted", "interrupted",
+// "preempted".
 absl::string_view SweepStateName(SweepState state);
 // The history's status names (all of the above but "stalled"); false for
 // any other name.
@@ -66,6 +68,9 @@ struct SweepDiagnosis {
   //    culprit: rank 3 (node b): ..."
   //   "aborted by request at 2024-05-01 12:00:05 UTC, 12.3s after it
   //    started, in step 6 of 40 (all_reduce 1 MiB), 5 steps done"
+  //   "preempted at 2024-05-01 12:00:05 UTC, 12.3s after it started, in
+  //    step 6 of 40 (all_reduce 1 MiB), 5 steps done: <the recorded error,
+  //    naming node and GPU>; not a fault"
   //   "failed at 2024-05-01 12:00:05 UTC in step 6 of 40 (all_reduce 1 MiB):
   //    culprit: rank 3 (node b): ..."
   //   "succeeded at 2024-05-01 12:00:05 UTC: all 40 steps done; nothing to
@@ -77,8 +82,9 @@ struct SweepDiagnosis {
 };
 
 // Whether DiagnoseSweep uses the ranks' records for a sweep in this state:
-// running, failed and interrupted sweeps yes; succeeded and aborted ones
-// not (an abort is no fault, and nothing failed in a succeeded sweep).
+// running, failed and interrupted sweeps yes; succeeded, aborted and
+// preempted ones not (an abort or a yield is no fault, and nothing failed in
+// a succeeded sweep).
 bool NeedsRankRecords(SweepState state);
 
 // A running sweep is stalled when, in the ranks' records at `now`:
@@ -95,7 +101,8 @@ bool NeedsRankRecords(SweepState state);
 // built) is progress: its set-up has its own deadlines.
 // A finished sweep (failed, interrupted) is diagnosed as of when it ended:
 // durations ("stuck for", "ago") stop at facts.ended, never at `now`.
-// Succeeded and aborted sweeps name no culprit and ignore `ranks`.
+// Succeeded, aborted and preempted sweeps name no culprit and ignore
+// `ranks`.
 SweepDiagnosis DiagnoseSweep(const SweepFacts& facts,
                              const std::vector<RankReport>& ranks,
                              absl::Time now);

@@ -13,6 +13,10 @@
 #     (tests/deploy/validate_k8s.mjs), and the chart's security wiring (TLS
 #     env and mounts, identities, NetworkPolicy peers:
 #     tests/deploy/chart_security.mjs);
+#   - GPU sharing (tests/deploy/gpu_sharing.mjs): no pod requests a GPU
+#     resource; the gpu profile's agent gets every GPU through the NVIDIA
+#     runtime (runtimeClassName, NVIDIA_VISIBLE_DEVICES=all,
+#     NVIDIA_DRIVER_CAPABILITIES=compute,utility), the others none of it;
 #   - Pod Security Standards (tests/deploy/pss_check.mjs, the admission
 #     plugin's checks ported, first held to the upstream fixtures):
 #     "restricted" for every profile but gpu, at latest and at v1.25 (the
@@ -117,7 +121,9 @@ while IFS='|' read -r args want; do
   grep -qF -- "$want" "$tmp/set.err" || { cat "$tmp/set.err"; fail "'$args' refused without naming '$want'"; }
   refused=$((refused + 1))
 done <<'EOF'
---set agent.gpu.count=0|/agent/gpu/count
+--set agent.gpu.count=8|count
+--set agent.gpu.runtimeClassName=NVIDIA|/agent/gpu/runtimeClassName
+--set agent.gpu.visibleDevices=everything|/agent/gpu/visibleDevices
 --set-string agent.grpcPort=x|/agent/grpcPort
 --set agent.updateStrategy.maxUnavailable=0|/agent/updateStrategy/maxUnavailable
 --set metrics.serviceMonitor.interval=30|/metrics/serviceMonitor/interval
@@ -155,6 +161,42 @@ for v in $names; do
     || { echo "$out"; fail "chart_security $v"; }
   ok "${out#chart_security: ok, }"
 done
+
+for v in $names; do
+  check "GPU sharing: no GPU resource requested; the NVIDIA runtime in GPU mode only ($v)"
+  # shellcheck disable=SC2046
+  out="$(node tests/deploy/gpu_sharing.mjs $([ "$v" = gpu ] && echo --gpu nvidia) "$tmp/$v.yaml" 2>&1)" \
+    || { echo "$out"; fail "gpu_sharing $v"; }
+  ok "${out#gpu_sharing: ok, }"
+done
+
+check "GPU mode on nodes whose default runtime is NVIDIA's (agent.gpu.runtimeClassName \"\")"
+helm template fabricpulse "$chart" --namespace fabricpulse -f "$chart/ci/gpu-values.yaml" \
+  --set agent.gpu.runtimeClassName= >"$tmp/gpu-default-runtime.yaml" 2>"$tmp/gpu-default-runtime.err" \
+  || { cat "$tmp/gpu-default-runtime.err"; fail "helm template with agent.gpu.runtimeClassName=\"\""; }
+out="$(node tests/deploy/gpu_sharing.mjs --gpu "" "$tmp/gpu-default-runtime.yaml" 2>&1)" \
+  || { echo "$out"; fail "gpu_sharing with the default runtime"; }
+ok
+
+check "the GPU-sharing check itself rejects a GPU request and a GPU pod without the runtime"
+cat >"$tmp/gpu-bad.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: x}
+spec:
+  template:
+    spec:
+      containers:
+        - name: agent
+          resources: {limits: {nvidia.com/gpu: 8}}
+EOF
+if node tests/deploy/gpu_sharing.mjs --gpu nvidia "$tmp/gpu-bad.yaml" >"$tmp/gpu-bad.out" 2>&1; then
+  fail "gpu_sharing.mjs accepted a pod that requests nvidia.com/gpu"
+fi
+for marker in 'resources.limits["nvidia.com/gpu"]' 'runtimeClassName is ""' 'NVIDIA_VISIBLE_DEVICES is undefined'; do
+  grep -qF -- "$marker" "$tmp/gpu-bad.out" || { cat "$tmp/gpu-bad.out"; fail "gpu_sharing missed: $marker"; }
+done
+ok
 
 check "the security check itself rejects a label-copyable peer and missing TLS"
 cat >"$tmp/np-bad.yaml" <<'EOF'

@@ -30,6 +30,18 @@ class FakeAgentClient final : public coordinator::AgentClient {
 
   explicit FakeAgentClient(v1::AgentInfo info) : info_(std::move(info)) {}
 
+  // From now on Describe says worker `local_index` runs on `gpu`, which
+  // has `others` foreign compute processes (0: free).
+  void SetGpu(int local_index, int gpu, int others) {
+    absl::MutexLock lock(&mu_);
+    for (v1::WorkerInfo& w : *info_.mutable_workers()) {
+      if (w.local_index() != local_index) continue;
+      w.set_gpu(gpu);
+      w.set_gpu_busy(others > 0);
+      w.set_gpu_other_processes(others);
+    }
+  }
+
   // Describe answers this error instead of the description.
   void FailDescribe(absl::Status error) {
     absl::MutexLock lock(&mu_);
@@ -196,7 +208,7 @@ class FakeAgentClient final : public coordinator::AgentClient {
   }
 
   absl::Mutex mu_;
-  const v1::AgentInfo info_;
+  v1::AgentInfo info_ ABSL_GUARDED_BY(mu_);
   absl::Status describe_error_ ABSL_GUARDED_BY(mu_);
   absl::Status records_error_ ABSL_GUARDED_BY(mu_);
   std::map<int, std::vector<v1::FlightRecord>> records_ ABSL_GUARDED_BY(mu_);

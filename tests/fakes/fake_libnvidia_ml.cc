@@ -1,19 +1,55 @@
 // A stand-in libnvidia-ml.so.1 for the integration tests: lets the real
 // agent and CLI load "NVML" (dlopen, as on a GPU node) on machines without
-// an NVIDIA driver. It has FAKE_NVML_DEVICE_COUNT GPUs (default 2), each
-// with no compute process. Only the entry points daemon/nvml uses exist;
-// their signatures follow NVIDIA's nvml.h (see nvml_library.cc).
+// an NVIDIA driver. Only the entry points daemon/nvml uses exist; their
+// signatures follow NVIDIA's nvml.h (see nvml_library.cc).
+//
+// What it shows:
+//  - FAKE_NVML_STATE_FILE set: that file, read anew on every call, one
+//    line per GPU (line i is GPU i), each line the pids of the GPU's
+//    compute processes separated by spaces (an empty line: none). A test
+//    rewrites it (write a temporary file, then rename it over this one) to
+//    make processes appear and go. A file that cannot be read shows no GPU.
+//  - Otherwise FAKE_NVML_DEVICE_COUNT GPUs (default 2), each with no
+//    compute process.
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
 constexpr int kSuccess = 0;
 constexpr int kInvalidArgument = 2;
+constexpr int kInsufficientSize = 7;
 
-unsigned int DeviceCount() {
+// nvmlProcessInfo_t (v2), as nvml_library.cc declares it.
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // NOLINT(runtime/int): NVML's ABI
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+
+// Each GPU's compute pids.
+std::vector<std::vector<unsigned int>> Gpus() {
+  std::vector<std::vector<unsigned int>> gpus;
+  if (const char* path = std::getenv("FAKE_NVML_STATE_FILE")) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::vector<unsigned int> pids;
+      unsigned int pid = 0;
+      while (fields >> pid) pids.push_back(pid);
+      gpus.push_back(std::move(pids));
+    }
+    return gpus;
+  }
   const char* count = std::getenv("FAKE_NVML_DEVICE_COUNT");
-  return count != nullptr ? static_cast<unsigned int>(std::atoi(count)) : 2;
+  gpus.resize(count != nullptr ? std::atoi(count) : 2);
+  return gpus;
 }
 
 }  // namespace
@@ -27,18 +63,27 @@ const char* nvmlErrorString(int result) {
 }
 int nvmlDeviceGetCount_v2(unsigned int* count) {
   if (count == nullptr) return kInvalidArgument;
-  *count = DeviceCount();
+  *count = static_cast<unsigned int>(Gpus().size());
   return kSuccess;
 }
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
-  if (device == nullptr || index >= DeviceCount()) return kInvalidArgument;
+  if (device == nullptr || index >= Gpus().size()) return kInvalidArgument;
   *device = reinterpret_cast<void*>(static_cast<std::uintptr_t>(index) + 1);
   return kSuccess;
 }
 int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
-                                            void* infos) {
-  if (count == nullptr) return kInvalidArgument;
-  *count = 0;
+                                            ProcessInfo* infos) {
+  if (count == nullptr || device == nullptr) return kInvalidArgument;
+  const auto index = reinterpret_cast<std::uintptr_t>(device) - 1;
+  const std::vector<std::vector<unsigned int>> gpus = Gpus();
+  if (index >= gpus.size()) return kInvalidArgument;
+  const std::vector<unsigned int>& pids = gpus[index];
+  if (*count < pids.size() || (infos == nullptr && !pids.empty())) {
+    *count = static_cast<unsigned int>(pids.size());
+    return kInsufficientSize;
+  }
+  for (size_t i = 0; i < pids.size(); ++i) infos[i] = {pids[i], 0, 0, 0};
+  *count = static_cast<unsigned int>(pids.size());
   return kSuccess;
 }
 

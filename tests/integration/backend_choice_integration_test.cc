@@ -11,8 +11,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "tests/integration/test_support.h"
 
@@ -130,17 +128,12 @@ TEST_F(NoVisibleGpuTest, AutoRunsGlooAndReportsTheWorkersVersion) {
 
   SweepOutcome outcome = RunSweep(*stub, QuickSpec({"all_reduce"}, 1024));
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
-  grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  v1::ListSweepsRequest req;
-  req.set_last(1);
-  v1::ListSweepsResponse resp;
-  ASSERT_TRUE(stub->ListSweeps(&ctx, req, &resp).ok());
-  ASSERT_EQ(resp.sweeps_size(), 1);
+  std::vector<v1::SweepSummary> sweeps = ListSweeps(*stub, 1);
+  ASSERT_EQ(sweeps.size(), 1u);
   // The version the workers reported ("gloo X.Y.Z"), not the agent's
   // placeholder ("gloo"): the agent does not link the backend.
-  EXPECT_TRUE(absl::StartsWith(resp.sweeps(0).backend_version(), "gloo "))
-      << resp.sweeps(0).backend_version();
+  EXPECT_TRUE(absl::StartsWith(sweeps[0].backend_version(), "gloo "))
+      << sweeps[0].backend_version();
 }
 
 TEST_F(FakeNvmlTest, LocalCountsTheGpusNvmlShows) {

@@ -59,16 +59,6 @@ std::string TempDir() {
   return mkdtemp(dir) != nullptr ? dir : "/tmp";
 }
 
-std::vector<v1::SweepSummary> List(v1::CoordinatorService::Stub& stub) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  v1::ListSweepsRequest req;
-  req.set_last(100);
-  v1::ListSweepsResponse resp;
-  EXPECT_TRUE(stub.ListSweeps(&ctx, req, &resp).ok());
-  return {resp.sweeps().begin(), resp.sweeps().end()};
-}
-
 SweepOutcome RunPlan(v1::CoordinatorService::Stub& stub,
                      const std::string& plan) {
   v1::SweepSpec empty;
@@ -186,7 +176,7 @@ TEST(HistoryTest, CoordinatorKillNineLosesNoFinishedSweep) {
   stub = Connect(cluster->coordinator());
 
   std::map<std::string, std::string> status;
-  for (const auto& s : List(*stub)) status[s.sweep_id()] = s.status();
+  for (const auto& s : ListSweeps(*stub)) status[s.sweep_id()] = s.status();
   EXPECT_EQ(status[finished[0]], "succeeded");
   EXPECT_EQ(status[finished[1]], "succeeded");
   EXPECT_EQ(status[running_id], "interrupted");
@@ -222,7 +212,7 @@ TEST(HistoryTest, AOneMinuteScheduleStartsARealSweep) {
   // It fires at the next full minute: wait (bounded) for its sweep.
   const bool ran = Eventually(
       [&] {
-        for (const auto& s : List(*stub)) {
+        for (const auto& s : ListSweeps(*stub)) {
           if (s.trigger() == "schedule:yearly" && s.plan() == "quick" &&
               s.status() == "succeeded") {
             return true;

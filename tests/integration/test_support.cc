@@ -232,6 +232,17 @@ std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub) {
   return {resp.agents().begin(), resp.agents().end()};
 }
 
+std::vector<v1::SweepSummary> ListSweeps(v1::CoordinatorService::Stub& stub,
+                                         int last) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListSweepsRequest req;
+  req.set_last(last);
+  v1::ListSweepsResponse resp;
+  EXPECT_TRUE(stub.ListSweeps(&ctx, req, &resp).ok());
+  return {resp.sweeps().begin(), resp.sweeps().end()};
+}
+
 bool Eventually(const std::function<bool()>& condition,
                 absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;

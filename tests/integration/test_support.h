@@ -69,6 +69,10 @@ absl::StatusOr<std::unique_ptr<client::LocalCluster>> StartCluster(
 void UseClientIdentityOf(const client::LocalCluster& cluster);
 uint64_t KvSets(v1::CoordinatorService::Stub& stub);
 std::vector<v1::AgentInfo> ListAgents(v1::CoordinatorService::Stub& stub);
+// The history's newest `last` sweeps, newest first (fails the test when the
+// call fails).
+std::vector<v1::SweepSummary> ListSweeps(v1::CoordinatorService::Stub& stub,
+                                         int last = 100);
 // Waits until `condition` holds, polling with a capped backoff; false when
 // `timeout` passes first.
 bool Eventually(const std::function<bool()>& condition, absl::Duration timeout);

@@ -46,7 +46,8 @@ absl::StatusOr<std::vector<std::string>> ReadNodes(sqlite3* db,
 
 bool IsFinalStatus(absl::string_view status) {
   return status == kSweepSucceeded || status == kSweepFailed ||
-         status == kSweepAborted || status == kSweepInterrupted;
+         status == kSweepAborted || status == kSweepInterrupted ||
+         status == kSweepPreempted;
 }
 
 // WAL, durability and the schema, on a fresh connection.
@@ -215,7 +216,7 @@ absl::Status HistoryStore::FinishSweep(absl::string_view id,
   if (!IsFinalStatus(status)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "history store: cannot finish sweep '", id, "' as '", status,
-        "'; allowed: succeeded, failed, aborted, interrupted"));
+        "'; allowed: succeeded, failed, aborted, interrupted, preempted"));
   }
   absl::MutexLock lock(&mu_);
   FP_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_, /*write=*/true));

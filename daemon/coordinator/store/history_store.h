@@ -32,6 +32,8 @@ inline constexpr char kSweepSucceeded[] = "succeeded";
 inline constexpr char kSweepFailed[] = "failed";
 inline constexpr char kSweepAborted[] = "aborted";
 inline constexpr char kSweepInterrupted[] = "interrupted";
+// Yielded to a foreign compute process on a member GPU: not a fault.
+inline constexpr char kSweepPreempted[] = "preempted";
 
 // How long a call waits for another process's lock on the file before it
 // fails with UNAVAILABLE.

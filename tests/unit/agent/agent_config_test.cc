@@ -37,5 +37,26 @@ TEST(AgentConfigTest, RanksOutOfRangeAreRefusedWithTheRange) {
   }
 }
 
+TEST(AgentConfigTest, GlooProbeGpusAreATestSeamForGlooOnly) {
+  AgentConfig config = Valid();
+  config.backend = "gloo";
+  config.gloo_probe_gpus = "0,1";
+  EXPECT_TRUE(config.Validate().ok());
+  config.ranks = 2;
+  EXPECT_TRUE(config.Validate().ok());
+  config.ranks = 3;
+  EXPECT_EQ(config.Validate().message(),
+            "--gloo-probe-gpus: 2 GPU(s) listed for 3 --ranks; list one GPU "
+            "per rank");
+  config.ranks.reset();
+  config.gloo_probe_gpus = "0,x";
+  EXPECT_EQ(config.Validate().message(),
+            "--gloo-probe-gpus: 'x' is not a GPU index; allowed: a comma-"
+            "separated list of indices 0 to 1023, e.g. 0,1,2,3");
+  config.gloo_probe_gpus = "0";
+  config.backend = "auto";
+  EXPECT_EQ(config.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace fabricpulse::agent

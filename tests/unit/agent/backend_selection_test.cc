@@ -166,5 +166,18 @@ TEST_F(SelectBackendTest, CudaVisibleDevicesNarrowsTheGpus) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// The test seam: Gloo ranks accounted to GPUs for the busy-GPU check.
+TEST_F(SelectBackendTest, GlooProbeGpusAccountEachGlooRankToItsGpu) {
+  Machine(2);
+  AgentConfig config;
+  config.backend = "gloo";
+  config.gloo_probe_gpus = "1,0";
+  auto s = SelectBackend(config, env_);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->backend, "gloo");
+  EXPECT_THAT(s->gpus, ElementsAre(1, 0));
+  EXPECT_EQ(worker_asked_, 0);
+}
+
 }  // namespace
 }  // namespace fabricpulse::agent

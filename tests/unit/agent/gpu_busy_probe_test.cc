@@ -1,6 +1,8 @@
 #include "daemon/agent/gpu_busy_probe.h"
 
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
@@ -142,6 +144,56 @@ TEST_F(GpuBusyProbeTest, NothingPolledYetIsFree) {
   EXPECT_EQ(info.workers(0).gpu_other_processes(), 0);
   EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_gpu_busy{"),
             std::string::npos);
+}
+
+TEST_F(GpuBusyProbeTest, ForeignProcessNamesTheSweepsFirstBusyGpu) {
+  workers_.push_back(Worker(2, -1, 102));  // a CPU rank: never busy
+  Make({1, 100, 101, 102, 4242});
+  nvml_->SetPids(0, {100});
+  nvml_->SetPids(1, {101, 4242});
+  EXPECT_FALSE(probe_->ForeignProcess(workers_));  // nothing polled yet
+  probe_->PollOnce();
+  std::optional<v1::PreemptedEvent> foreign = probe_->ForeignProcess(workers_);
+  ASSERT_TRUE(foreign.has_value());
+  EXPECT_EQ(foreign->gpu(), 1);
+  EXPECT_EQ(foreign->other_processes(), 1);
+  EXPECT_EQ(foreign->local_index(), 1);
+  // A sweep on GPU 0 alone (our own worker there) does not yield.
+  EXPECT_FALSE(probe_->ForeignProcess({workers_[0], workers_[2]}));
+  nvml_->SetPids(1, {101});
+  probe_->PollOnce();
+  EXPECT_FALSE(probe_->ForeignProcess(workers_));
+}
+
+// While a sweep watches, the probe polls at sweep_interval; idle, at
+// interval (here an hour: the fast polls can only come from the watch).
+TEST(GpuBusyProbeWatchTest, PollsAtTheSweepIntervalWhileASweepWatches) {
+  auto fake = std::make_unique<fakes::FakeNvml>();
+  fake->SetPids(0, {});
+  std::atomic<int> polls{0};
+  GpuBusyProbeOptions options;
+  options.workers = [&polls] {
+    polls++;
+    return std::vector<v1::WorkerInfo>{Worker(0, 0, 100)};
+  };
+  options.pid_exists = [](int64_t) { return true; };
+  options.interval = absl::Hours(1);
+  options.sweep_interval = absl::Milliseconds(1);
+  GpuBusyProbe probe(std::move(fake), options);
+  probe.Start();
+  auto wait_for = [&polls](int n) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (polls < n && absl::Now() < deadline) std::this_thread::yield();
+    return polls >= n;
+  };
+  ASSERT_TRUE(wait_for(1));  // the first poll, at Start
+  {
+    GpuBusyProbe::SweepWatch watch(&probe);
+    GpuBusyProbe::SweepWatch second(&probe);  // two sweeps: still fast
+    EXPECT_TRUE(wait_for(polls + 20));
+  }
+  GpuBusyProbe::SweepWatch none(nullptr);  // no probe: nothing happens
+  probe.Stop();
 }
 
 }  // namespace

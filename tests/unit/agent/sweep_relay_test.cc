@@ -4,6 +4,8 @@
 // and the agent's abort and flight-record fan-outs.
 #include "daemon/agent/sweep_relay.h"
 
+#include <atomic>
+#include <optional>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
@@ -43,6 +45,7 @@ class SweepRelayTest : public ::testing::Test {
   }) {
     thread_ = std::thread([this, stop] {
       SweepRelay relay(request_, "node-a", &workers_, &contact_, &clock_);
+      if (yield_) relay.YieldWhen(yield_);
       status_ = relay.Run(
           [this](const v1::RankEvent& e) {
             events_.push_back(e);
@@ -75,6 +78,8 @@ class SweepRelayTest : public ::testing::Test {
   absl::Notification done_;
   absl::Status status_;
   std::vector<v1::RankEvent> events_;
+  // Set before Start(): the relay's yield check (SweepRelay::YieldWhen).
+  std::function<std::optional<v1::PreemptedEvent>()> yield_;
 };
 
 TEST_F(SweepRelayTest, PassesEveryRanksEventsOnUnchanged) {
@@ -235,6 +240,48 @@ TEST_F(SweepRelayTest, EndsOnTheCoordinatorsCancellation) {
   EXPECT_EQ(status_.code(), absl::StatusCode::kAborted) << status_;
   EXPECT_EQ(workers_.worker(0).abort_calls(), 1);
   EXPECT_TRUE(workers_.kills().empty());
+}
+
+// A foreign process appears on GPU 1 mid-sweep: the coordinator hears it
+// first (a `preempted` event, then nothing more), the ranks are aborted as
+// on an operator's request (a stuck one is killed, no fault), and the
+// relay ends RESOURCE_EXHAUSTED.
+TEST_F(SweepRelayTest, YieldsToAForeignProcessTellingTheCoordinatorFirst) {
+  workers_.worker(0).Set(Mode::kStopped);
+  workers_.worker(1).Set(Mode::kHang);
+  std::atomic<bool> appeared{false};
+  yield_ = [&appeared]() -> std::optional<v1::PreemptedEvent> {
+    if (!appeared) return std::nullopt;
+    v1::PreemptedEvent event;
+    event.set_gpu(1);
+    event.set_other_processes(2);
+    event.set_local_index(1);
+    return event;
+  };
+  Start();
+  ASSERT_TRUE(clock_.WaitForWaiter());  // streams started, relay waiting
+  appeared = true;
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kResourceExhausted) << status_;
+  EXPECT_THAT(status_.message(), HasSubstr("preempted: node node-a GPU 1: 2"));
+  ASSERT_FALSE(events_.empty());
+  EXPECT_TRUE(events_.back().has_preempted());
+  EXPECT_EQ(events_.back().preempted().gpu(), 1);
+  int preempted = 0;
+  for (const v1::RankEvent& e : events_) preempted += e.has_preempted();
+  EXPECT_EQ(preempted, 1);
+  EXPECT_EQ(workers_.worker(1).abort_calls(), 1);
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kAbortRequested));
+}
+
+TEST_F(SweepRelayTest, NoForeignProcessNoYield) {
+  yield_ = []() -> std::optional<v1::PreemptedEvent> { return std::nullopt; };
+  Start();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(1)));
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(events_.size(), 8u);
+  for (const v1::RankEvent& e : events_) EXPECT_FALSE(e.has_preempted());
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 0);
 }
 
 TEST(WorkerFanOutTest, NamesWorkersThatCannotAnswer) {

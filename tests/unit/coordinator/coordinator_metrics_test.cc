@@ -253,6 +253,32 @@ TEST(CoordinatorMetricsTest, SweepFinishedKeepsLabelsBounded) {
   EXPECT_THAT(text, Not(HasSubstr("cron job")));
 }
 
+// A preempted sweep yielded to a foreign GPU process: counted under its
+// own outcome, and the plan's last result (success, duration) is untouched.
+TEST(CoordinatorMetricsTest, APreemptedSweepCountsOnlyItsOutcome) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.SweepFinished("nightly", "schedule", "succeeded", 7,
+                        absl::FromUnixSeconds(1700000000));
+  metrics.SweepFinished("nightly", "schedule", "preempted", 2,
+                        absl::FromUnixSeconds(1700000100));
+  const std::string text = Serialize(registry);
+  const std::string sweeps = "fabricpulse_sweeps_total{outcome=\"";
+  const std::string rest = "\",plan=\"nightly\",trigger=\"schedule\"}";
+  EXPECT_EQ(ValueOf(text, sweeps + "preempted" + rest), "1");
+  EXPECT_EQ(ValueOf(text, sweeps + "failed" + rest), "0");
+  EXPECT_EQ(ValueOf(text, sweeps + "succeeded" + rest), "1");
+  EXPECT_EQ(ValueOf(text, "fabricpulse_last_sweep_success{plan=\"nightly\"}"),
+            "1");
+  EXPECT_EQ(
+      ValueOf(text, "fabricpulse_sweep_duration_seconds{plan=\"nightly\"}"),
+      "7");
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_last_success_timestamp_seconds{plan="
+                    "\"nightly\"}"),
+            "1700000000");
+}
+
 TEST(CoordinatorMetricsTest, LastSuccessIsRestoredAfterARestart) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);

@@ -155,6 +155,44 @@ TEST_F(SchedulerBusyGpuTest, MembersBusyHoldsWithItsOwnReason) {
   EXPECT_THAT(target_.runs(), ElementsAre("hourly", "hourly", "hourly"));
 }
 
+// The GPU turned busy after the last heartbeat (the orchestrator refuses
+// it), or the sweep was preempted mid-run: neither is a failed run; the
+// firing stays queued as gpu_busy and runs again once the GPUs are free.
+TEST_F(SchedulerBusyGpuTest, RefusedOrPreemptedRunsStayQueuedAsGpuBusy) {
+  Scheduler scheduler({Schedule("hourly", "0 * * * *")}, &target_, retry_,
+                      At(2, 10));
+  target_.QueueRunResult(GpusBusyError({{"gpu-a", 0, 1}}));
+  target_.QueueRunResult(PreemptedError({"gpu-a", 0, 1}));
+  EXPECT_EQ(scheduler.Tick(At(3, 0)), At(3, 0, 5));
+  EXPECT_EQ(scheduler.Tick(At(3, 0, 5)), At(3, 0, 10));
+  EXPECT_THAT(target_.deferred(), ElementsAre("hourly:gpu_busy"));
+  EXPECT_EQ(scheduler.Tick(At(3, 0, 10)), At(4, 0));  // then it succeeds
+  EXPECT_THAT(target_.runs(), ElementsAre("hourly", "hourly", "hourly"));
+}
+
+TEST(BusyGpusTest, RefusalAndPreemptionAreMarkedApart) {
+  const absl::Status refused = GpusBusyError({{"gpu-a", 1, 2}});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(refused.message(),
+            "GPUs busy: node gpu-a GPU 1 (2 other processes) (compute "
+            "processes that are not FabricPulse workers, as NVML lists "
+            "them); the sweep was not started; --allow-busy runs it anyway");
+  EXPECT_TRUE(IsGpuBusy(refused));
+  EXPECT_FALSE(IsPreempted(refused));
+  const absl::Status preempted = PreemptedError({"gpu-b", 3, 1});
+  EXPECT_EQ(preempted.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(preempted.message(),
+            "node gpu-b GPU 3: a compute process that is not a FabricPulse "
+            "worker appeared (1 other process, NVML); the sweep yielded to "
+            "it (not a fault; --allow-busy does not yield)");
+  EXPECT_TRUE(IsGpuBusy(preempted));
+  EXPECT_TRUE(IsPreempted(preempted));
+  // Members busy with another sweep, or the same text from elsewhere: not
+  // marked.
+  EXPECT_FALSE(IsGpuBusy(absl::ResourceExhaustedError("node gpu-a is busy")));
+  EXPECT_FALSE(IsPreempted(absl::ResourceExhaustedError(preempted.message())));
+}
+
 TEST_F(SchedulerBusyGpuTest, MembershipErrorDoesNotHoldTheRunReportsIt) {
   Scheduler scheduler({Schedule("hourly", "0 * * * *")}, &target_, retry_,
                       At(2, 10));

@@ -242,6 +242,25 @@ TEST(SweepDiagnosisTest, AnAbortedSweepIsAbortedByRequest) {
   EXPECT_FALSE(NeedsRankRecords(SweepState::kAborted));
 }
 
+// A yield to a foreign GPU process is no fault either: when, where (the
+// recorded error names node and GPU), no culprit.
+TEST(SweepDiagnosisTest, APreemptedSweepIsNoFault) {
+  SweepFacts facts = Facts(SweepState::kPreempted, 5);
+  facts.started = Ago(200);
+  facts.ended = Ago(133.8);
+  facts.error = "node b GPU 1: a compute process ... appeared";
+  SweepDiagnosis d = DiagnoseSweep(facts, AllInStep51For12s(), kNow);
+  EXPECT_EQ(d.state, SweepState::kPreempted);
+  EXPECT_TRUE(d.ranks.culprits.empty());
+  EXPECT_TRUE(d.ranks.evidence.empty());
+  EXPECT_EQ(d.Summary(),
+            "preempted at 2023-11-14 22:11:06 UTC, 66.2s after it started, "
+            "in step 6 of 60 (all_reduce 1 GiB), 5 steps done: node b GPU 1: "
+            "a compute process ... appeared; not a fault");
+  EXPECT_FALSE(NeedsRankRecords(SweepState::kPreempted));
+  EXPECT_EQ(SweepStateName(SweepState::kPreempted), "preempted");
+}
+
 TEST(SweepDiagnosisTest, AnAbortAfterTheLastStepSaysSo) {
   SweepFacts facts = Facts(SweepState::kAborted, 60);
   facts.ended = Ago(1);
@@ -307,9 +326,9 @@ TEST(SweepDiagnosisTest, ASucceededSweepHasNothingToDiagnose) {
 }
 
 TEST(SweepDiagnosisTest, StateNamesRoundTrip) {
-  for (SweepState s :
-       {SweepState::kRunning, SweepState::kSucceeded, SweepState::kFailed,
-        SweepState::kAborted, SweepState::kInterrupted}) {
+  for (SweepState s : {SweepState::kRunning, SweepState::kSucceeded,
+                       SweepState::kFailed, SweepState::kAborted,
+                       SweepState::kInterrupted, SweepState::kPreempted}) {
     SweepState parsed = SweepState::kStalled;
     ASSERT_TRUE(ParseSweepState(SweepStateName(s), &parsed));
     EXPECT_EQ(parsed, s);
