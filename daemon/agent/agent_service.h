@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/coordinator_contact.h"
+#include "daemon/agent/free_memory.h"
 #include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_client.h"
@@ -38,16 +39,18 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // unless it is null (no metrics). With metrics, RunSweep sets each relayed
   // rank's fabricpulse_agent_rank_latency_seconds. `contact` admits sweeps
   // by membership epoch and ends those whose lease expires. `gpu_probe`
-  // (nullable: no busy-GPU check) marks busy GPUs in Info(); it outlives
-  // this object.
+  // (nullable: no busy-GPU check) marks busy GPUs in Info(), and
+  // `free_memory` (nullable: no figures) sets each worker's free memory;
+  // both outlive this object.
   AgentServiceImpl(AgentIdentity identity, LocalWorkers* workers,
                    AgentMetrics* metrics, CoordinatorContact* contact,
                    const GpuBusyProbe* gpu_probe = nullptr,
+                   const FreeMemoryReader* free_memory = nullptr,
                    core::Clock* clock = core::RealClock::Get());
 
-  // The agent's description (busy GPUs marked, the backend version its
-  // workers report once one is ready), as Describe and registration report
-  // it.
+  // The agent's description (busy GPUs marked, each worker's free memory,
+  // the backend version its workers report once one is ready), as Describe
+  // and registration report it.
   v1::AgentInfo Info() const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);
@@ -89,8 +92,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   bool abort_by_request_ ABSL_GUARDED_BY(mu_) = false;
   LocalWorkers* const workers_;
   CoordinatorContact* const contact_;
-  AgentMetrics* const metrics_;          // nullable
-  const GpuBusyProbe* const gpu_probe_;  // nullable
+  AgentMetrics* const metrics_;                // nullable
+  const GpuBusyProbe* const gpu_probe_;        // nullable
+  const FreeMemoryReader* const free_memory_;  // nullable
   core::Clock* const clock_;
 };
 
