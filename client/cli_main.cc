@@ -50,7 +50,12 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       ->add_option("--min-bytes", f.min_bytes,
                    "Smallest size (B, K, M, G suffixes)")
       ->capture_default_str();
-  sweep->add_option("--max-bytes", f.max_bytes, "Largest size")
+  sweep
+      ->add_option("--max-bytes", f.max_bytes,
+                   "Largest size, or auto[:FRACTION]: per op, the largest "
+                   "power of two whose buffers fit FRACTION (0 < F <= 1, "
+                   "default 0.25) of the least free memory of any rank (GPU "
+                   "memory; host memory on CPU ranks)")
       ->capture_default_str();
   auto* factor =
       sweep->add_option("--factor", f.factor, "Geometric size factor (>= 2)")

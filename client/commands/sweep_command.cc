@@ -12,6 +12,7 @@
 #include "client/output/result_printer.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/common/spec_convert.h"
+#include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "grpcpp/grpcpp.h"
 
@@ -34,14 +35,14 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   spec.ops = flags.ops;
   auto min_bytes = core::ParseByteSize(flags.min_bytes, "--min-bytes");
   if (!min_bytes.ok()) return min_bytes.status();
-  auto max_bytes = core::ParseByteSize(flags.max_bytes, "--max-bytes");
+  auto max_bytes = core::ParseMaxBytes(flags.max_bytes, "--max-bytes");
   if (!max_bytes.ok()) return max_bytes.status();
   auto step = core::ParseByteSize(flags.step, "--step");
   if (!step.ok()) return step.status();
   auto timeout = ParseTimeout(flags.timeout);
   if (!timeout.ok()) return timeout.status();
   spec.min_bytes = *min_bytes;
-  spec.max_bytes = *max_bytes;
+  core::SetMaxBytes(*max_bytes, spec);
   spec.step_bytes = *step;
   spec.factor = flags.factor;
   spec.dtype = flags.dtype;

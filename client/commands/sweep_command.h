@@ -14,7 +14,7 @@ namespace fabricpulse::client {
 struct SweepFlags {
   std::vector<std::string> ops = {"all_reduce"};
   std::string min_bytes = "8";
-  std::string max_bytes = "32M";
+  std::string max_bytes = "32M";  // or auto[:FRACTION]
   double factor = 2;
   std::string step = "0";
   std::string dtype = "float";
@@ -42,7 +42,8 @@ struct SweepFlags {
   bool allow_busy = false;
 };
 
-// Parses sizes and the timeout. Errors: INVALID_ARGUMENT naming the flag.
+// Parses sizes (--max-bytes also auto[:FRACTION], core/auto_max_bytes.h)
+// and the timeout. Errors: INVALID_ARGUMENT naming the flag.
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
 // Returns the exit code: 0 success; 1 the sweep failed or its data check

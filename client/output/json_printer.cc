@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/output/max_bytes_auto_text.h"
 #include "client/output/result_fields.h"
 #include "client/output/units.h"
 
@@ -35,6 +36,7 @@ JsonPrinter::JsonPrinter(const OutputOptions& options, std::ostream& out)
 void JsonPrinter::Begin(const v1::SweepSpec& spec,
                         const v1::SweepStarted& started) {
   started_ = started;
+  max_bytes_auto_ = MaxBytesAutoJson(spec);
 }
 
 void JsonPrinter::CommReady(const v1::SweepCommReady& ready) { ready_ = ready; }
@@ -68,6 +70,9 @@ void JsonPrinter::Finish(const v1::SweepFinished& finished) {
                       i + 1 < started_.nodes_size() ? ",\n" : "\n");
     }
     absl::StrAppend(&doc, "  ],\n");
+  }
+  if (!max_bytes_auto_.empty()) {
+    absl::StrAppend(&doc, "  \"max_bytes_auto\": ", max_bytes_auto_, ",\n");
   }
   absl::StrAppend(
       &doc, "  \"bw_unit\": ", JsonString(BwUnitName(options_.unit)), ",\n");

@@ -14,7 +14,8 @@ namespace fabricpulse::client {
 
 // The document:
 //   {"sweep_id", "status", "error" (only when non-empty), "nranks",
-//    "backend", "nodes": [...], "bw_unit": "GBps"|"Gbps", "comm_reused",
+//    "backend", "nodes": [...], "max_bytes_auto" (only with --max-bytes
+//    auto: MaxBytesAutoJson), "bw_unit": "GBps"|"Gbps", "comm_reused",
 //    "comm_init_s", "duration_s", "results": [{ResultFieldNames()...}]}
 // Bandwidths are in `options.unit`; `options.raw` is ignored (the keys name
 // their units). Non-finite numbers are null; so are comm_reused and
@@ -34,6 +35,7 @@ class JsonPrinter : public ResultPrinter {
   const OutputOptions options_;
   std::ostream& out_;
   v1::SweepStarted started_;
+  std::string max_bytes_auto_;  // MaxBytesAutoJson of the spec
   std::optional<v1::SweepCommReady> ready_;
   std::vector<v1::StepResult> results_;
 };

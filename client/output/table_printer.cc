@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "client/output/baseline_comparison.h"
+#include "client/output/max_bytes_auto_text.h"
 #include "client/output/result_fields.h"
 #include "client/output/units.h"
 #include "daemon/core/op_traits.h"
@@ -91,6 +92,7 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
       "root: %d\n",
       absl::StrJoin(spec.ops(), ", "), spec.min_bytes(), spec.max_bytes(), step,
       spec.dtype(), spec.redop(), spec.root());
+  out_ << MaxBytesAutoLine(spec);
   out_ << absl::StrFormat(
       "# warmup iters: %d  iters: %d  validation: %d  graph: %d  placement: "
       "%s  fresh comm: %d\n",

@@ -45,8 +45,9 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   if (!listen.ok()) return listen.status();
   const std::string worker_binary =
       common::ExecutableDir() + "/fabricpulse-worker";
-  // NVML (no CUDA here) counts the GPUs, then feeds the busy-GPU probe.
-  absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
+  // NVML (no CUDA here) counts the GPUs, then feeds the busy-GPU probe and
+  // the free-memory figures.
+  absl::StatusOr<std::shared_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
   BackendEnvironment environment;
   environment.nvml = nvml.ok() ? nvml->get() : nullptr;
   environment.cuda_visible_devices = nvml::CudaVisibleDevicesFromEnv();
@@ -112,6 +113,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   probe_options.on_change = [self] {
     if (Registration* r = self->registration_ptr_.load()) r->Nudge();
   };
+  s->free_memory_ = std::make_unique<FreeMemoryReader>(
+      nvml.ok() ? *nvml : std::shared_ptr<nvml::Nvml>());
   s->gpu_probe_ =
       MakeGpuBusyProbe(gpus, std::move(nvml), std::move(probe_options));
 
@@ -124,7 +127,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       config.worker_resources.Parse()->release_idle_after;
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
-      s->gpu_probe_.get());
+      s->gpu_probe_.get(), s->free_memory_.get());
   auto health = common::HealthEndpoint::Start(
       config.health_listen, {v1::AgentService::service_full_name()});
   if (!health.ok()) return health.status();

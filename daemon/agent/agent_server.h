@@ -15,6 +15,7 @@
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/agent_service.h"
 #include "daemon/agent/coordinator_contact.h"
+#include "daemon/agent/free_memory.h"
 #include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/registration.h"
 #include "daemon/agent/run_dir.h"
@@ -65,6 +66,7 @@ class AgentServer {
   absl::Mutex workers_gauge_mu_;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   std::unique_ptr<GpuBusyProbe> gpu_probe_;
+  std::unique_ptr<FreeMemoryReader> free_memory_;
   CoordinatorContact contact_;
   std::unique_ptr<AgentServiceImpl> service_;
   // Before server_: its service is registered there and must outlive it.

@@ -19,12 +19,15 @@ namespace fabricpulse::agent {
 AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    LocalWorkers* workers, AgentMetrics* metrics,
                                    CoordinatorContact* contact,
-                                   GpuBusyProbe* gpu_probe, core::Clock* clock)
+                                   GpuBusyProbe* gpu_probe,
+                                   const FreeMemoryReader* free_memory,
+                                   core::Clock* clock)
     : identity_(std::move(identity)),
       workers_(workers),
       contact_(contact),
       metrics_(metrics),
       gpu_probe_(gpu_probe),
+      free_memory_(free_memory),
       clock_(clock) {}
 
 std::string AgentServiceImpl::NodeName() const {
@@ -55,6 +58,7 @@ v1::AgentInfo AgentServiceImpl::Info() const {
     *info.add_workers() = w;
   }
   if (gpu_probe_ != nullptr) gpu_probe_->Annotate(info);
+  if (free_memory_ != nullptr) free_memory_->Annotate(info);
   return info;
 }
 

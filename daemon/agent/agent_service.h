@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/agent/agent_metrics.h"
 #include "daemon/agent/coordinator_contact.h"
+#include "daemon/agent/free_memory.h"
 #include "daemon/agent/gpu_busy_probe.h"
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_client.h"
@@ -43,15 +44,17 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // (nullable: no busy-GPU check) marks busy GPUs in Info() and, while a
   // sweep that does not allow busy GPUs runs, polls fast and makes it yield
   // to a foreign compute process on its GPUs (SweepRelay::YieldWhen); it
-  // outlives this object.
+  // outlives this object. `free_memory` (nullable: no figures) sets each
+  // worker's free memory; it outlives this object too.
   AgentServiceImpl(AgentIdentity identity, LocalWorkers* workers,
                    AgentMetrics* metrics, CoordinatorContact* contact,
                    GpuBusyProbe* gpu_probe = nullptr,
+                   const FreeMemoryReader* free_memory = nullptr,
                    core::Clock* clock = core::RealClock::Get());
 
-  // The agent's description (busy GPUs marked, the backend version its
-  // workers report once one is ready), as Describe and registration report
-  // it.
+  // The agent's description (busy GPUs marked, each worker's free memory,
+  // the backend version its workers report once one is ready), as Describe
+  // and registration report it.
   v1::AgentInfo Info() const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);
@@ -97,8 +100,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   bool abort_by_request_ ABSL_GUARDED_BY(mu_) = false;
   LocalWorkers* const workers_;
   CoordinatorContact* const contact_;
-  AgentMetrics* const metrics_;    // nullable
-  GpuBusyProbe* const gpu_probe_;  // nullable
+  AgentMetrics* const metrics_;                // nullable
+  GpuBusyProbe* const gpu_probe_;              // nullable
+  const FreeMemoryReader* const free_memory_;  // nullable
   core::Clock* const clock_;
 };
 

@@ -21,7 +21,7 @@ bool PidExists(int64_t pid) {
 
 }  // namespace
 
-GpuBusyProbe::GpuBusyProbe(std::unique_ptr<nvml::Nvml> nvml,
+GpuBusyProbe::GpuBusyProbe(std::shared_ptr<nvml::Nvml> nvml,
                            GpuBusyProbeOptions options)
     : nvml_(std::move(nvml)), options_(std::move(options)) {}
 
@@ -163,7 +163,7 @@ void GpuBusyProbe::Annotate(v1::AgentInfo& info) const {
 
 std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
     const std::vector<int>& gpus,
-    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml,
+    absl::StatusOr<std::shared_ptr<nvml::Nvml>> nvml,
     GpuBusyProbeOptions options) {
   if (std::none_of(gpus.begin(), gpus.end(), [](int g) { return g >= 0; })) {
     return nullptr;

@@ -55,8 +55,9 @@ struct GpuBusyProbeOptions {
 // Thread-safe. Runs one thread between Start() and Stop().
 class GpuBusyProbe {
  public:
-  // `nvml` answers ComputePids (a fake in unit tests).
-  GpuBusyProbe(std::unique_ptr<nvml::Nvml> nvml, GpuBusyProbeOptions options);
+  // `nvml` answers ComputePids (a fake in unit tests); shared with the
+  // agent's free-memory reader.
+  GpuBusyProbe(std::shared_ptr<nvml::Nvml> nvml, GpuBusyProbeOptions options);
   ~GpuBusyProbe();  // Stop()
 
   GpuBusyProbe(const GpuBusyProbe&) = delete;
@@ -103,7 +104,7 @@ class GpuBusyProbe {
 
   void Run();
 
-  const std::unique_ptr<nvml::Nvml> nvml_;
+  const std::shared_ptr<nvml::Nvml> nvml_;
   const GpuBusyProbeOptions options_;
   // Held across a poll so that two polls never interleave their results.
   absl::Mutex poll_mu_;
@@ -121,12 +122,12 @@ namespace fabricpulse::agent {
 
 // The probe for an agent whose workers run on `gpus` (one entry per worker,
 // -1 for a CPU rank), not started, over `nvml` (nvml::OpenNvml's result;
-// dropped, which unloads it, when unused); null when there is nothing to
+// released when unused); null when there is nothing to
 // probe (no GPU rank) or when NVML could not be loaded (no driver: the check
 // is off, which is logged once as a fact, not an error).
 std::unique_ptr<GpuBusyProbe> MakeGpuBusyProbe(
     const std::vector<int>& gpus,
-    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml,
+    absl::StatusOr<std::shared_ptr<nvml::Nvml>> nvml,
     GpuBusyProbeOptions options);
 
 }  // namespace fabricpulse::agent

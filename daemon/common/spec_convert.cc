@@ -32,6 +32,17 @@ core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
                        : absl::InfiniteDuration();
   }
   spec.fresh_comm = proto.fresh_comm();
+  if (proto.has_max_bytes_auto()) {
+    const v1::MaxBytesAuto& a = proto.max_bytes_auto();
+    spec.max_bytes_auto.fraction = a.fraction();
+    spec.max_bytes_auto.free_bytes = a.free_bytes();
+    spec.max_bytes_auto.least_free = a.least_free();
+    spec.max_bytes_auto.budget_bytes = a.budget_bytes();
+    for (const v1::OpMaxBytes& op : a.ops()) {
+      spec.max_bytes_auto.ops.push_back(
+          {op.op(), op.max_bytes(), op.buffer_bytes()});
+    }
+  }
   return spec;
 }
 
@@ -52,6 +63,20 @@ v1::SweepSpec SpecToProto(const core::SweepSpec& spec) {
   proto.set_graph(spec.graph);
   proto.set_timeout_seconds(absl::ToDoubleSeconds(spec.timeout));
   proto.set_fresh_comm(spec.fresh_comm);
+  const core::MaxBytesAuto& a = spec.max_bytes_auto;
+  if (a.fraction != 0 || !a.ops.empty()) {
+    v1::MaxBytesAuto* out = proto.mutable_max_bytes_auto();
+    out->set_fraction(a.fraction);
+    out->set_free_bytes(a.free_bytes);
+    out->set_least_free(a.least_free);
+    out->set_budget_bytes(a.budget_bytes);
+    for (const core::OpMaxBytes& op : a.ops) {
+      v1::OpMaxBytes* entry = out->add_ops();
+      entry->set_op(op.op);
+      entry->set_max_bytes(op.max_bytes);
+      entry->set_buffer_bytes(op.buffer_bytes);
+    }
+  }
   return proto;
 }
 

@@ -8,6 +8,8 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/coordinator/agent_info_rules.h"
+#include "daemon/coordinator/rank_memory.h"
+#include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
@@ -119,6 +121,10 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   }
   auto agents = membership_->Select(nodes);
   if (!agents.ok()) return agents.status();
+  // Registration's, which a description does not repeat: which agents
+  // share a machine (--max-bytes auto).
+  std::vector<std::string> boot_ids;
+  for (const v1::AgentInfo& a : *agents) boot_ids.push_back(a.boot_id());
   absl::Status fresh = Refresh(*agents);
   if (!fresh.ok()) return fresh;
   SweepPlan plan;
@@ -132,11 +138,26 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
           "); select nodes of one backend with --nodes"));
     }
   }
+  if (core::HasMaxBytesAuto(spec)) {
+    // What a client says was resolved is replaced by this sweep's own.
+    const double fraction = spec.max_bytes_auto.fraction;
+    spec.max_bytes_auto = core::MaxBytesAuto();
+    spec.max_bytes_auto.fraction = fraction;
+  }
   auto resolved = core::Validate(spec, plan.nranks);
   if (!resolved.ok()) return resolved.status();
   absl::Status supported =
       core::CheckBackendSupport(plan.backend, *resolved, spec);
   if (!supported.ok()) return supported;
+  if (core::HasMaxBytesAuto(spec)) {
+    // From the descriptions just taken, so every rank gets the same sizes.
+    auto memory = RankMemories(*agents, boot_ids);
+    if (!memory.ok()) return memory.status();
+    absl::Status picked =
+        core::ResolveMaxBytesAuto(spec, *resolved, plan.nranks, *memory,
+                                  core::BackendBufferLimit(plan.backend));
+    if (!picked.ok()) return picked;
+  }
   auto steps = core::Expand(spec, plan.nranks);
   if (!steps.ok()) return steps.status();
   plan.steps = std::move(*steps);

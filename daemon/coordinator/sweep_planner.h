@@ -38,9 +38,12 @@ class SweepPlanner {
   // that the ranks match the workers that run now. Workers reach the
   // rendezvous store at `coordinator_address`. Errors: INVALID_ARGUMENT bad
   // spec (core::Validate), bad node list (ValidateNodes), unknown plan or
-  // node; UNAVAILABLE no live agent, a named node is lost, does not answer,
-  // describes itself out of bounds (ValidateAgentInfo, more workers than
-  // it heartbeats with, another name) or has a worker that is not ready;
+  // node, --max-bytes auto that no size fits (core::ResolveMaxBytesAuto,
+  // which resolves it here from the fresh descriptions); FAILED_PRECONDITION
+  // --max-bytes auto and a rank without a free-memory figure
+  // (RankMemories); UNAVAILABLE no live agent, a named node is lost, does not
+  // answer, describes itself out of bounds (ValidateAgentInfo, more workers
+  // than it heartbeats with, another name) or has a worker that is not ready;
   // FAILED_PRECONDITION mixed backends.
   absl::StatusOr<SweepPlan> Plan(const v1::SweepRequest& request,
                                  const std::string& coordinator_address);

@@ -4,6 +4,10 @@
 
 namespace fabricpulse::core {
 
+uint64_t BackendBufferLimit(absl::string_view backend) {
+  return backend == "gloo" ? kGlooMaxBufferBytes : UINT64_MAX;
+}
+
 absl::Status CheckBackendSupport(absl::string_view backend,
                                  const ResolvedSpec& spec,
                                  const SweepSpec& raw) {
@@ -27,9 +31,8 @@ absl::Status CheckBackendSupport(absl::string_view backend,
     return absl::OkStatus();
   }
   if (backend == "nccl") return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("backend: unknown backend '", backend,
-                   "'; allowed: gloo, nccl"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "backend: unknown backend '", backend, "'; allowed: gloo, nccl"));
 }
 
 }  // namespace fabricpulse::core

@@ -15,7 +15,11 @@
 //       ops: [all_reduce, all_gather, reduce_scatter, alltoall, broadcast,
 //             sendrecv]
 //       min_bytes: 8             # integers or strings with K/M/G
-//       max_bytes: 1G
+//       max_bytes: 1G            # or auto / auto:FRACTION: per op, the
+//                                # largest power of two whose buffers fit
+//                                # FRACTION (0 < F <= 1; auto: 0.25) of the
+//                                # least free memory of any rank
+//                                # (auto_max_bytes.h)
 //       factor: 2                # or step_bytes: 64M (not both)
 //       dtype: float
 //       redop: sum

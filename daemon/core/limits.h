@@ -20,6 +20,10 @@ inline constexpr size_t kMaxOpsPerSpec = 32;
 // Length of an op, dtype, reduction or placement name (the longest known
 // one, "reduce_scatter", has 14).
 inline constexpr size_t kMaxSpecTokenLength = 32;
+// Length of the rank description of --max-bytes auto's least free rank
+// (v1::MaxBytesAuto.least_free): "rank N (node NAME, GPU G)" with a node
+// name of up to 253 bytes, with room to spare.
+inline constexpr size_t kMaxLeastFreeLength = 512;
 // Node names in one sweep request or plan.
 inline constexpr size_t kMaxNodesPerSweep = 16384;
 // Ranks with wrong elements listed per step (StepResult.wrong_by_rank):

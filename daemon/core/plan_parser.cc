@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/dtype.h"
 #include "daemon/core/limits.h"
@@ -62,6 +63,18 @@ absl::Status ReadByteSizeInto(const Field& field, absl::string_view path,
   absl::StatusOr<uint64_t> bytes = ParseByteSize(*text, "bytes");
   if (!bytes.ok()) return Relabel(bytes.status(), field.line, path);
   *out = *bytes;
+  return absl::OkStatus();
+}
+
+// A byte size, "auto" or "auto:FRACTION" (auto_max_bytes.h).
+absl::Status ReadMaxBytesInto(const Field& field, absl::string_view path,
+                              SweepSpec& spec) {
+  absl::StatusOr<std::string> text =
+      ReadScalar(field, path, "a byte size such as 1G, or auto[:FRACTION]");
+  if (!text.ok()) return text.status();
+  absl::StatusOr<MaxBytesChoice> choice = ParseMaxBytes(*text, "bytes");
+  if (!choice.ok()) return Relabel(choice.status(), field.line, path);
+  SetMaxBytes(*choice, spec);
   return absl::OkStatus();
 }
 
@@ -123,7 +136,7 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
     } else if (key == "min_bytes") {
       status = ReadByteSizeInto(field, sub, &spec.min_bytes);
     } else if (key == "max_bytes") {
-      status = ReadByteSizeInto(field, sub, &spec.max_bytes);
+      status = ReadMaxBytesInto(field, sub, spec);
     } else if (key == "step_bytes") {
       status = ReadByteSizeInto(field, sub, &spec.step_bytes);
     } else if (key == "factor") {
@@ -387,7 +400,10 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
                    it != fields->end() ? it->second.line : field.line,
                    JoinPath(path, key));
   }
-  if (SizeSchedule(plan.spec).size() > kMaxSteps) {
+  // With max_bytes auto the sizes are known when the sweep is planned
+  // (Expand bounds them then).
+  if (!HasMaxBytesAuto(plan.spec) &&
+      SizeSchedule(plan.spec).size() > kMaxSteps) {
     return ConfigError(
         field.line, path,
         absl::StrCat("min_bytes..max_bytes gives more than ", kMaxSteps,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
@@ -24,11 +25,15 @@ absl::Status ValidateSizes(const SweepSpec& spec) {
     return RangeError("min_bytes", absl::StrCat(spec.min_bytes),
                       absl::StrCat("1 to ", FormatByteSize(kMaxBytes)));
   }
-  if (spec.max_bytes > kMaxBytes) {
+  // With --max-bytes auto, max_bytes is the coordinator's to set; the
+  // per-op sizes are checked against min_bytes instead
+  // (ValidateMaxBytesAuto).
+  const bool auto_max = HasMaxBytesAuto(spec);
+  if (!auto_max && spec.max_bytes > kMaxBytes) {
     return RangeError("max_bytes", FormatByteSize(spec.max_bytes),
                       absl::StrCat("up to ", FormatByteSize(kMaxBytes)));
   }
-  if (spec.min_bytes > spec.max_bytes) {
+  if (!auto_max && spec.min_bytes > spec.max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "min_bytes: ", FormatByteSize(spec.min_bytes),
         " is greater than max_bytes ", FormatByteSize(spec.max_bytes),
@@ -103,6 +108,7 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
     }
   }
   FP_RETURN_IF_ERROR(ValidateSizes(spec));
+  FP_RETURN_IF_ERROR(ValidateMaxBytesAuto(spec, resolved.ops));
   FP_ASSIGN_OR_RETURN(resolved.dtype, ParseDType(spec.dtype));
   FP_ASSIGN_OR_RETURN(resolved.redop, ParseRedOp(spec.redop));
   FP_ASSIGN_OR_RETURN(resolved.placement, ParsePlacement(spec.placement));
@@ -127,11 +133,15 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
 }
 
 std::vector<uint64_t> SizeSchedule(const SweepSpec& spec) {
+  return SizeSchedule(spec, spec.max_bytes);
+}
+
+std::vector<uint64_t> SizeSchedule(const SweepSpec& spec, uint64_t max_bytes) {
   std::vector<uint64_t> sizes;
   uint64_t size = spec.min_bytes;
   // The loop is bounded: Expand refuses more than kMaxSteps steps, so stop
   // one past that.
-  while (size <= spec.max_bytes && sizes.size() <= kMaxSteps) {
+  while (size <= max_bytes && sizes.size() <= kMaxSteps) {
     sizes.push_back(size);
     uint64_t next;
     if (spec.step_bytes > 0) {
@@ -145,42 +155,55 @@ std::vector<uint64_t> SizeSchedule(const SweepSpec& spec) {
   return sizes;
 }
 
+std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
+                              uint64_t bytes, int nranks) {
+  std::vector<Step> steps;
+  const size_t element = DTypeSize(resolved.dtype);
+  const uint64_t count = StepCount(op, bytes, element, nranks);
+  if (count == 0) return steps;
+  for (bool in_place : {false, true}) {
+    if (in_place && (resolved.placement == Placement::kOutOfPlace ||
+                     !SupportsInPlace(op))) {
+      continue;
+    }
+    if (!in_place && resolved.placement == Placement::kInPlace &&
+        SupportsInPlace(op)) {
+      continue;
+    }
+    Step step;
+    step.index = static_cast<int>(steps.size());
+    step.op = op;
+    step.count = count;
+    step.bytes = count * element;
+    step.dtype = resolved.dtype;
+    step.redop = resolved.redop;
+    step.root = IsRooted(op) ? root : -1;
+    step.in_place = in_place;
+    steps.push_back(step);
+  }
+  return steps;
+}
+
 absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
   FP_ASSIGN_OR_RETURN(ResolvedSpec resolved, Validate(spec, nranks));
-  const std::vector<uint64_t> sizes = SizeSchedule(spec);
-  // SizeSchedule stops one past kMaxSteps sizes. Refuse here rather than
-  // count steps: sizes too small for an op are dropped below, so a cut-short
-  // schedule could otherwise pass as a shorter sweep than the one asked for.
-  if (sizes.size() > kMaxSteps) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sizes: min_bytes..max_bytes gives more than ", kMaxSteps,
-        " sizes; allowed: at most ", kMaxSteps,
-        "; raise factor or step_bytes, or narrow min_bytes..max_bytes"));
-  }
   const size_t element = DTypeSize(resolved.dtype);
   std::vector<Step> steps;
   for (Op op : resolved.ops) {
+    FP_ASSIGN_OR_RETURN(const uint64_t max_bytes, MaxBytesOf(spec, op));
+    const std::vector<uint64_t> sizes = SizeSchedule(spec, max_bytes);
+    // SizeSchedule stops one past kMaxSteps sizes. Refuse here rather than
+    // count steps: sizes too small for an op are dropped below, so a
+    // cut-short schedule could otherwise pass as a shorter sweep than the
+    // one asked for.
+    if (sizes.size() > kMaxSteps) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sizes: min_bytes..max_bytes gives more than ", kMaxSteps,
+          " sizes; allowed: at most ", kMaxSteps,
+          "; raise factor or step_bytes, or narrow min_bytes..max_bytes"));
+    }
     for (uint64_t size : sizes) {
-      const uint64_t count = StepCount(op, size, element, nranks);
-      if (count == 0) continue;
-      for (bool in_place : {false, true}) {
-        if (in_place && (resolved.placement == Placement::kOutOfPlace ||
-                         !SupportsInPlace(op))) {
-          continue;
-        }
-        if (!in_place && resolved.placement == Placement::kInPlace &&
-            SupportsInPlace(op)) {
-          continue;
-        }
-        Step step;
+      for (Step step : StepsAtSize(resolved, spec.root, op, size, nranks)) {
         step.index = static_cast<int>(steps.size());
-        step.op = op;
-        step.count = count;
-        step.bytes = count * element;
-        step.dtype = resolved.dtype;
-        step.redop = resolved.redop;
-        step.root = IsRooted(op) ? spec.root : -1;
-        step.in_place = in_place;
         steps.push_back(step);
         if (steps.size() > kMaxSteps) {
           return absl::InvalidArgumentError(absl::StrCat(

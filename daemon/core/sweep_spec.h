@@ -34,6 +34,23 @@ inline constexpr size_t kMaxSteps = 4096;
 inline constexpr absl::Duration kDefaultOpTimeout = absl::Seconds(30);
 inline constexpr absl::Duration kMaxOpTimeout = absl::Hours(1);
 
+// One op's largest size under --max-bytes auto (auto_max_bytes.h).
+struct OpMaxBytes {
+  std::string op;  // one of the spec's ops (canonical once resolved)
+  uint64_t max_bytes = 0;
+  uint64_t buffer_bytes = 0;  // one rank's buffers at max_bytes
+};
+
+// --max-bytes auto[:FRACTION]: the rule, and what the coordinator resolved
+// (auto_max_bytes.h; v1::MaxBytesAuto documents each field).
+struct MaxBytesAuto {
+  double fraction = 0;  // 0: off, max_bytes applies
+  uint64_t free_bytes = 0;
+  std::string least_free;
+  uint64_t budget_bytes = 0;
+  std::vector<OpMaxBytes> ops;  // empty until resolved
+};
+
 // Names as they come from the user, so that Validate can name the field and
 // the bad value. Defaults are the CLI's defaults.
 struct SweepSpec {
@@ -52,6 +69,9 @@ struct SweepSpec {
   bool graph = false;
   absl::Duration timeout = kDefaultOpTimeout;
   bool fresh_comm = false;
+  // On (fraction != 0): max_bytes is ignored until the coordinator resolves
+  // the per-op sizes, then it is the largest of them.
+  MaxBytesAuto max_bytes_auto;
 };
 
 // One measurement: one op at one size and placement.
@@ -82,16 +102,25 @@ struct ResolvedSpec {
 // length) and the allowed range.
 absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks);
 
-// The sizes of the schedule, in order (before per-op rounding).
+// The sizes of the schedule, in order (before per-op rounding), from
+// min_bytes up to max_bytes (or `max_bytes`, when given).
 std::vector<uint64_t> SizeSchedule(const SweepSpec& spec);
+std::vector<uint64_t> SizeSchedule(const SweepSpec& spec, uint64_t max_bytes);
+
+// The steps of one op at one size, as Expand orders them (out-of-place, then
+// in-place, as the placement asks), indexed from 0; empty when the size is
+// too small for the op's split.
+std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
+                              uint64_t bytes, int nranks);
 
 // Expands a spec into its ordered steps: for each op, for each size, the
 // out-of-place step then the in-place step (as the placement asks; ops
 // without an in-place variant get out-of-place only). Sizes too small for an
-// op's split are dropped. The same spec and nranks always give the same
-// list. Errors: those of Validate; INVALID_ARGUMENT when the schedule has
-// more than kMaxSteps sizes, or the expansion more than kMaxSteps steps or
-// none.
+// op's split are dropped. With --max-bytes auto, each op's sizes go up to
+// its own resolved size. The same spec and nranks always give the same
+// list. Errors: those of Validate; INVALID_ARGUMENT when an op's schedule
+// has more than kMaxSteps sizes, the expansion more than kMaxSteps steps or
+// none, or max_bytes is auto and not resolved yet.
 absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks);
 
 // Bytes of the largest buffer any step needs on one rank (send plus

@@ -31,12 +31,20 @@ struct NvmlProcessInfo {
   unsigned int computeInstanceId;
 };
 
+// nvmlMemory_t (version 1 of nvmlDeviceGetMemoryInfo): total, free, used.
+struct NvmlMemory {
+  unsigned long long total;  // NOLINT(runtime/int): NVML's ABI
+  unsigned long long free;   // NOLINT(runtime/int)
+  unsigned long long used;   // NOLINT(runtime/int)
+};
+
 using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
 using ErrorStringFn = const char* (*)(NvmlReturn);
 using CountFn = NvmlReturn (*)(unsigned int*);
 using UuidFn = NvmlReturn (*)(NvmlDevice, char*, unsigned int);
 using HandleByIndexFn = NvmlReturn (*)(unsigned int, NvmlDevice*);
+using MemoryInfoFn = NvmlReturn (*)(NvmlDevice, NvmlMemory*);
 using ComputeProcessesFn = NvmlReturn (*)(NvmlDevice, unsigned int*,
                                           NvmlProcessInfo*);
 
@@ -53,7 +61,8 @@ struct Entries {
   CountFn count = nullptr;
   HandleByIndexFn handle_by_index = nullptr;
   ComputeProcessesFn processes = nullptr;
-  UuidFn uuid = nullptr;  // optional
+  UuidFn uuid = nullptr;          // optional
+  MemoryInfoFn memory = nullptr;  // optional
 };
 
 class NvmlLibrary final : public Nvml {
@@ -90,6 +99,22 @@ class NvmlLibrary final : public Nvml {
           "nvmlDeviceGetUUID(", nvml_index, "): ", ErrorString(r)));
     }
     return std::string(uuid);
+  }
+
+  absl::StatusOr<uint64_t> FreeMemory(int nvml_index) override {
+    if (entries_.memory == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetMemoryInfo");
+    }
+    auto device = Handle(nvml_index);
+    if (!device.ok()) return device.status();
+    NvmlMemory memory = {};
+    const NvmlReturn r = entries_.memory(*device, &memory);
+    if (r != kNvmlSuccess) {
+      return absl::UnavailableError(absl::StrCat(
+          "nvmlDeviceGetMemoryInfo(", nvml_index, "): ", ErrorString(r)));
+    }
+    return static_cast<uint64_t>(memory.free);
   }
 
   absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
@@ -179,6 +204,7 @@ absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml() {
   entries.processes = Symbol<ComputeProcessesFn>(
       handle, "nvmlDeviceGetComputeRunningProcesses_v3");
   entries.uuid = Symbol<UuidFn>(handle, "nvmlDeviceGetUUID");
+  entries.memory = Symbol<MemoryInfoFn>(handle, "nvmlDeviceGetMemoryInfo");
   if (entries.processes == nullptr) {  // drivers before the v3 entry point
     entries.processes = Symbol<ComputeProcessesFn>(
         handle, "nvmlDeviceGetComputeRunningProcesses_v2");

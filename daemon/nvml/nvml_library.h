@@ -14,7 +14,8 @@
 namespace fabricpulse::nvml {
 
 // The NVML queries FabricPulse makes: the seam between its users (GPU
-// counting, the agent's busy-GPU probe) and the driver; a fake in unit
+// counting, the agent's busy-GPU probe and free-memory figures) and the
+// driver; a fake in unit
 // tests. GPUs are named by NVML index: nvidia-smi's order (PCI bus order),
 // which CUDA_VISIBLE_DEVICES does not renumber.
 class Nvml {
@@ -36,6 +37,12 @@ class Nvml {
   // nvidia-smi -L prints it). Errors: NOT_FOUND no such GPU; UNAVAILABLE
   // any other NVML error, or the driver lacks the call. Thread-safe.
   virtual absl::StatusOr<std::string> DeviceUuid(int nvml_index) = 0;
+
+  // Free memory of the GPU with NVML index `nvml_index`, in bytes
+  // (nvmlDeviceGetMemoryInfo's free: what nvidia-smi shows as free, every
+  // process's use subtracted). Errors: NOT_FOUND no such GPU; UNAVAILABLE
+  // any other NVML error, or the driver lacks the call. Thread-safe.
+  virtual absl::StatusOr<uint64_t> FreeMemory(int nvml_index) = 0;
 };
 
 // Loads libnvidia-ml.so.1 (dlopen) and initializes NVML; the returned object

@@ -1,5 +1,6 @@
-// An Nvml for unit tests: the device count and the compute pids of each GPU
-// are whatever the test sets, and each can be made to fail.
+// An Nvml for unit tests: the device count, the compute pids and free
+// memory of each GPU are whatever the test sets, and each can be made to
+// fail.
 #pragma once
 
 #include <map>
@@ -44,6 +45,21 @@ class FakeNvml : public nvml::Nvml {
     return uuids_[nvml_index];
   }
 
+  // The free memory FreeMemory() answers, by NVML index (none: NOT_FOUND),
+  // or its error.
+  void SetFreeMemory(int gpu, absl::StatusOr<uint64_t> bytes) {
+    absl::MutexLock lock(&mu_);
+    free_.insert_or_assign(gpu, std::move(bytes));
+  }
+  absl::StatusOr<uint64_t> FreeMemory(int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    auto it = free_.find(nvml_index);
+    if (it == free_.end()) {
+      return absl::NotFoundError(absl::StrCat("no GPU ", nvml_index));
+    }
+    return it->second;
+  }
+
   absl::StatusOr<int> DeviceCount() override {
     absl::MutexLock lock(&mu_);
     return count_;
@@ -66,6 +82,7 @@ class FakeNvml : public nvml::Nvml {
   std::map<int, std::vector<int64_t>> pids_ ABSL_GUARDED_BY(mu_);
   std::map<int, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> uuids_ ABSL_GUARDED_BY(mu_);
+  std::map<int, absl::StatusOr<uint64_t>> free_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace fabricpulse::fakes

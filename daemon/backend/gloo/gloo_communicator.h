@@ -11,12 +11,14 @@
 #include "absl/status/statusor.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/backend/gloo/abortable_context.h"
+#include "daemon/core/backend_support.h"
 #include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::backend {
 
-// Host buffers larger than this are refused by Reserve.
-inline constexpr uint64_t kGlooMaxReserveBytes = 16ull << 30;
+// Host buffers larger than this are refused by Reserve (core's figure, so
+// that --max-bytes auto stays under it).
+inline constexpr uint64_t kGlooMaxReserveBytes = core::kGlooMaxBufferBytes;
 
 // Runs steps as Gloo collectives on host memory. Made by
 // GlooBackend::CreateCommunicator. Not thread-safe, except that Abort() and

@@ -453,6 +453,56 @@ TEST(JsonPrinterTest, OneValidDocumentAtFinishWithEveryKey) {
   EXPECT_THAT(text, Not(HasSubstr("nan")));
 }
 
+v1::SweepSpec AutoSpec() {
+  v1::SweepSpec spec = Spec({"all_reduce", "all_gather"}, "both");
+  v1::MaxBytesAuto* a = spec.mutable_max_bytes_auto();
+  a->set_fraction(0.05);
+  a->set_free_bytes(100ull << 30);
+  a->set_least_free("rank 1 (node \"b\", GPU 1)");
+  a->set_budget_bytes(5ull << 30);
+  v1::OpMaxBytes* ar = a->add_ops();
+  ar->set_op("all_reduce");
+  ar->set_max_bytes(2ull << 30);
+  ar->set_buffer_bytes(4ull << 30);
+  v1::OpMaxBytes* ag = a->add_ops();
+  ag->set_op("all_gather");
+  ag->set_max_bytes(4ull << 30);
+  ag->set_buffer_bytes(5ull << 30);
+  return spec;
+}
+
+TEST(TablePrinterTest, HeaderShowsWhatMaxBytesAutoPicked) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(AutoSpec(), Started());
+  EXPECT_THAT(p.out.str(),
+              HasSubstr("# maxBytes auto:0.05: all_reduce 2G, all_gather 4G "
+                        "(budget 5 GiB = 0.05 x 100 GiB free on rank 1 (node "
+                        "\"b\", GPU 1))\n"));
+  Printer plain(Format(OutputFormat::kTable));
+  plain.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  EXPECT_THAT(plain.out.str(), Not(HasSubstr("maxBytes auto")));
+}
+
+TEST(JsonPrinterTest, MaxBytesAutoObjectOnlyWithAuto) {
+  Printer p(Format(OutputFormat::kJson));
+  p.printer->Begin(AutoSpec(), Started());
+  p.printer->Finish(Finished());
+  const std::string text = p.out.str();
+  EXPECT_TRUE(JsonChecker(text).Valid()) << text;
+  EXPECT_THAT(
+      text,
+      HasSubstr("\n  \"max_bytes_auto\": {\"fraction\": 0.05, \"free_bytes\": "
+                "107374182400, \"least_free\": \"rank 1 (node \\\"b\\\", GPU "
+                "1)\", \"budget_bytes\": 5368709120, \"ops\": [{\"op\": "
+                "\"all_reduce\", \"max_bytes\": 2147483648, \"buffer_bytes\": "
+                "4294967296}, {\"op\": \"all_gather\", \"max_bytes\": "
+                "4294967296, \"buffer_bytes\": 5368709120}]},\n"));
+  Printer plain(Format(OutputFormat::kJson));
+  plain.printer->Begin(Spec({"all_reduce"}, "both"), Started());
+  plain.printer->Finish(Finished());
+  EXPECT_THAT(plain.out.str(), Not(HasSubstr("max_bytes_auto")));
+}
+
 TEST(JsonPrinterTest, ErrorIsEscapedAndMissingCommIsNull) {
   Printer p(Format(OutputFormat::kJson));
   p.printer->Begin(Spec({"all_reduce"}, "both"), Started());

@@ -28,6 +28,7 @@ v1::WorkerInfo LongestWorker(int index) {
   w.set_gpu(-1);  // a negative int32 takes 10 bytes
   w.set_gpu_busy(true);
   w.set_gpu_other_processes(std::numeric_limits<int32_t>::max());
+  w.set_free_memory_bytes(std::numeric_limits<uint64_t>::max());
   return w;
 }
 
@@ -117,6 +118,18 @@ v1::SweepSpec LongestSpec() {
   spec.set_root(-1);
   spec.set_iters(core::kMaxIters);
   spec.set_warmup_iters(core::kMaxWarmupIters);
+  // --max-bytes auto resolved: one entry per op (Validate's bound).
+  v1::MaxBytesAuto* resolved = spec.mutable_max_bytes_auto();
+  resolved->set_fraction(0.123456789);
+  resolved->set_free_bytes(std::numeric_limits<uint64_t>::max());
+  resolved->set_least_free(Long(core::kMaxLeastFreeLength, 'l'));
+  resolved->set_budget_bytes(std::numeric_limits<uint64_t>::max());
+  for (size_t i = 0; i < core::kMaxOpsPerSpec; ++i) {
+    v1::OpMaxBytes* op = resolved->add_ops();
+    op->set_op(Long(core::kMaxSpecTokenLength, 'o'));
+    op->set_max_bytes(core::kMaxBytes);
+    op->set_buffer_bytes(std::numeric_limits<uint64_t>::max());
+  }
   return spec;
 }
 

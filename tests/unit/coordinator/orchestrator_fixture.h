@@ -44,10 +44,8 @@ class OrchestratorTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  // Registers node `name` with `ranks` CPU workers, reachable through a
-  // fake at "fake:<name>".
-  std::shared_ptr<fakes::FakeAgentClient> AddAgent(const std::string& name,
-                                                   int ranks) {
+  // Node `name` with `ranks` ready CPU workers, at "fake:<name>".
+  static v1::AgentInfo CpuAgent(const std::string& name, int ranks) {
     v1::AgentInfo info;
     info.set_node_name(name);
     info.set_address("fake:" + name);
@@ -60,9 +58,18 @@ class OrchestratorTest : public ::testing::Test {
       w->set_ready(true);
       w->set_gpu(-1);
     }
+    return info;
+  }
+  // Registers `info`, reachable through a fake at its address.
+  std::shared_ptr<fakes::FakeAgentClient> AddAgent(const v1::AgentInfo& info) {
     auto registered = orchestrator_->membership().Register(info);
     EXPECT_TRUE(registered.ok()) << registered.status();
     return agents_.Add(info);
+  }
+  // Registers node `name` with `ranks` CPU workers (CpuAgent).
+  std::shared_ptr<fakes::FakeAgentClient> AddAgent(const std::string& name,
+                                                   int ranks) {
+    return AddAgent(CpuAgent(name, ranks));
   }
 
   // all_reduce at 1, 2 and 4 KiB, one placement: 3 steps.

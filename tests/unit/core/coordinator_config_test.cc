@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -241,6 +242,31 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
                           "    max_bytes: 1G", "    step_bytes: 1K"})),
             "config line 2: plans.p: min_bytes..max_bytes gives more than "
             "4096 sizes; raise factor or step_bytes, or narrow the range");
+}
+
+TEST(CoordinatorConfigTest, MaxBytesAuto) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      Yaml({"plans:", "  a:", "    max_bytes: auto",
+            "  b:", "    max_bytes: auto:0.5", "    min_bytes: 1G", "  c:",
+            "    max_bytes: AUTO:1", "    min_bytes: 1", "    step_bytes: 1"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->plans.at("a").spec.max_bytes_auto.fraction, 0.25);
+  // min_bytes above the default max_bytes: auto ignores max_bytes.
+  EXPECT_EQ(config->plans.at("b").spec.max_bytes_auto.fraction, 0.5);
+  EXPECT_EQ(config->plans.at("b").spec.min_bytes, 1ull << 30);
+  // An arithmetic schedule's size count is known only once resolved.
+  EXPECT_EQ(config->plans.at("c").spec.max_bytes_auto.fraction, 1);
+  for (const char* bad : {"auto:0", "auto:1.5", "auto:x"}) {
+    EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops: [all_reduce]",
+                            absl::StrCat("    max_bytes: ", bad)})),
+              absl::StrCat("config line 4: plans.p.max_bytes: '", bad,
+                           "': FRACTION must be a number with 0 < FRACTION "
+                           "<= 1; allowed: auto (FRACTION 0.25), "
+                           "auto:FRACTION (e.g. auto:0.5) or a byte size "
+                           "such as 1G"));
+  }
+  EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    max_bytes: lots"})),
+              ::testing::HasSubstr("or auto[:FRACTION]"));
 }
 
 TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
