@@ -94,6 +94,7 @@ v1::StepResult LongestResult(int index) {
   r.set_regression(true);
   r.set_last_arrival_rank(core::kMaxRanks - 1);
   r.set_baseline_sweeps(1000);
+  r.set_iterations(core::kMaxIters);
   for (size_t i = 0; i < core::kMaxWrongRanksPerStep; ++i) {
     (*r.mutable_wrong_by_rank())[core::kMaxRanks - 1 - static_cast<int>(i)] =
         std::numeric_limits<int64_t>::max();
@@ -117,6 +118,10 @@ v1::SweepSpec LongestSpec() {
   spec.set_root(-1);
   spec.set_iters(core::kMaxIters);
   spec.set_warmup_iters(core::kMaxWarmupIters);
+  spec.mutable_adaptive()->set_tolerance(0.5);
+  spec.mutable_adaptive()->set_min_iters(core::kMaxIters);
+  spec.mutable_adaptive()->set_max_iters(core::kMaxIters);
+  spec.mutable_adaptive()->set_step_time_cap_seconds(3600);
   return spec;
 }
 
