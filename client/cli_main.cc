@@ -67,8 +67,25 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       ->capture_default_str();
   sweep->add_option("--root", f.root, "Root rank of rooted ops")
       ->capture_default_str();
-  sweep->add_option("--iters", f.iters, "Timed iterations per size")
+  sweep
+      ->add_option("--iters", f.iters.iters,
+                   "Timed iterations per size, or auto: iterate until the 95% "
+                   "confidence interval of the mean is within --tolerance "
+                   "(in batches, the first of --min-iters, at most "
+                   "--max-iters or --step-time-cap per size; the iterations "
+                   "used are reported)")
       ->capture_default_str();
+  sweep->add_option("--tolerance", f.iters.tolerance,
+                    "With --iters auto: relative half-width of the 95% "
+                    "confidence interval that ends a size (default 0.01)");
+  sweep->add_option("--min-iters", f.iters.min_iters,
+                    "With --iters auto: the first batch (default 5, >= 2)");
+  sweep->add_option("--max-iters", f.iters.max_iters,
+                    "With --iters auto: most iterations per size (default "
+                    "100)");
+  sweep->add_option("--step-time-cap", f.iters.step_time_cap,
+                    "With --iters auto: time cap per size on the timed "
+                    "batches, e.g. 2s (default)");
   sweep->add_option("--warmup", f.warmup, "Warm-up iterations per size")
       ->capture_default_str();
   sweep->add_flag("--check,!--no-check", f.check,
@@ -112,9 +129,11 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                   "running sweep ends 'preempted', exit 4)");
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
-       {"--ops", "--min-bytes", "--max-bytes", "--factor", "--step", "--dtype",
-        "--redop", "--root", "--iters", "--warmup", "--check", "--in-place",
-        "--out-of-place", "--both", "--graph", "--timeout"}) {
+       {"--ops",           "--min-bytes", "--max-bytes", "--factor",
+        "--step",          "--dtype",     "--redop",     "--root",
+        "--iters",         "--tolerance", "--min-iters", "--max-iters",
+        "--step-time-cap", "--warmup",    "--check",     "--in-place",
+        "--out-of-place",  "--both",      "--graph",     "--timeout"}) {
     sweep->get_option(name)->excludes(plan);
   }
 }

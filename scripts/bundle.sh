@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a relocatable bundle (the release tarball for bare-metal users):
-#   dist/fabricpulse-<version>-linux-x86_64/{bin,lib,tests,scripts}
+#   dist/fabricpulse-<version>-linux-x86_64/{bin,lib,tests,config}
 #   dist/fabricpulse-<version>-linux-x86_64.tar.gz
 # bin/ holds the four binaries (and the GPU test binary when built) with an
 # $ORIGIN/../lib RUNPATH; lib/ holds the NCCL module the worker loads
@@ -20,7 +20,7 @@ if ! command -v patchelf >/dev/null; then
   $sudo apt-get install -y -qq patchelf >/dev/null
 fi
 
-rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/tests"
+rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/tests" "$out/config"
 bins=(fabricpulse fabricpulse-coordinator fabricpulse-agent fabricpulse-worker)
 for extra in nccl_backend_test nccl_allreduce_floor bare_nccl_init fabricpulse_cli_dynamic; do
   [ -x "$build_dir/bin/$extra" ] && bins+=("$extra")
@@ -52,6 +52,8 @@ for f in "$out"/bin/*; do patchelf --set-rpath '$ORIGIN/../lib' "$f"; done
 for f in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f" 2>/dev/null || true; done
 
 cp -r tests/gpu tests/perf "$out/tests/"
+# The shipped coordinator config (its plans: tests/perf/adaptive_iters.sh).
+cp deploy/config/coordinator.yaml "$out/config/"
 rm -f "$out/tests/gpu/CMakeLists.txt" "$out/tests/gpu/"*.cc
 tar -C dist -czf "dist/$name.tar.gz" "$name"
 du -sh "$out" "dist/$name.tar.gz"

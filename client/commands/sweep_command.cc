@@ -48,7 +48,9 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   spec.dtype = flags.dtype;
   spec.redop = flags.redop;
   spec.root = flags.root;
-  spec.iters = flags.iters;
+  if (absl::Status iters = ApplyItersFlags(flags.iters, spec); !iters.ok()) {
+    return iters;
+  }
   spec.warmup_iters = flags.warmup;
   spec.check = flags.check;
   spec.placement = flags.placement;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "client/commands/coordinator_connection.h"
+#include "client/commands/iters_flags.h"
 #include "client/output/output_options.h"
 #include "daemon/core/sweep_spec.h"
 
@@ -20,7 +21,8 @@ struct SweepFlags {
   std::string dtype = "float";
   std::string redop = "sum";
   int root = 0;
-  int iters = 20;
+  // --iters N|auto and the adaptive settings.
+  ItersFlags iters;
   int warmup = 5;
   bool check = true;
   std::string placement = "both";
@@ -42,8 +44,9 @@ struct SweepFlags {
   bool allow_busy = false;
 };
 
-// Parses sizes (--max-bytes also auto[:FRACTION], core/auto_max_bytes.h)
-// and the timeout. Errors: INVALID_ARGUMENT naming the flag.
+// Parses sizes (--max-bytes also auto[:FRACTION], core/auto_max_bytes.h),
+// the timeout and the iteration flags (ApplyItersFlags). Errors:
+// INVALID_ARGUMENT naming the flag.
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
 // Returns the exit code: 0 success; 1 the sweep failed or its data check

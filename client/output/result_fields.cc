@@ -83,7 +83,8 @@ const std::vector<absl::string_view>& ResultFieldNames() {
                                          "baseline_sweeps",
                                          "judged_on",
                                          "baseline_time_us",
-                                         "baseline_busbw_gbps"};
+                                         "baseline_busbw_gbps",
+                                         "iterations"};
   return *kNames;
 }
 
@@ -131,6 +132,8 @@ std::vector<ResultField> ResultFields(const v1::StepResult& result,
           ? Number("baseline_busbw_gbps",
                    ToBwUnit(unit, result.baseline_busbw_bytes_per_second()))
           : Null("baseline_busbw_gbps"),
+      result.iterations() > 0 ? Integer("iterations", result.iterations())
+                              : Null("iterations"),
   };
 }
 

@@ -33,13 +33,16 @@ struct ResultField {
 // time_us, algbw_gbps, busbw_gbps, wrong, slowest_rank, min_rank_time_us,
 // max_rank_time_us, p50_us, p99_us, wrong_by_rank, last_arrival_rank,
 // arrival_lateness_us, regression, baseline_sweeps, judged_on,
-// baseline_time_us, baseline_busbw_gbps. p50_us, p99_us, last_arrival_rank and
+// baseline_time_us, baseline_busbw_gbps, iterations. p50_us, p99_us,
+// last_arrival_rank and
 // arrival_lateness_us are null when not measured; wrong_by_rank is an
 // object of rank (as a string key) to wrong count, only nonzero ranks ({}
 // on a clean step). Of the baseline fields,
 // judged_on, baseline_time_us and baseline_busbw_gbps are null (empty in
 // CSV) when the step has no baseline (baseline_sweeps 0); judged_on is
-// "time" for latency-bound steps, else "busbw".
+// "time" for latency-bound steps, else "busbw". iterations is the timed
+// iterations every rank ran (the spec's iters, or what adaptive iteration
+// counts chose); null for history stored without it.
 const std::vector<absl::string_view>& ResultFieldNames();
 
 // The fields of `result` in ResultFieldNames() order. Times are in

@@ -20,21 +20,24 @@ namespace {
 // Column order: size, count, type, redop, root, then time, algbw, busbw,
 // #wrong for out-of-place and again for in-place, then the rank that
 // entered the collective late (by the straggler margin, core::LateRank) in
-// either placement, "-" when none or not measured.
+// either placement, "-" when none or not measured; with adaptive
+// iterations, last, the iterations used.
 constexpr int kKeyColumns = 5;
 constexpr int kHalfColumns = 4;
-constexpr int kColumns = kKeyColumns + 2 * kHalfColumns + 1;
 constexpr absl::string_view kSeparator = "  ";
 constexpr int kSeparatorWidth = 2;
 // Long node lists are cut in the header.
 constexpr int kMaxNodesShown = 8;
 
-std::vector<int> ColumnWidths(bool raw) {
+std::vector<int> ColumnWidths(bool raw, bool adaptive) {
   // nccl-tests' widths, a little wider for Gbps values and for raw numbers
   // (seconds with 9 decimals, bytes per second).
   const int time = raw ? 12 : 8;
   const int bw = raw ? 14 : 8;
-  return {12, 12, 8, 6, 6, time, bw, bw, 6, time, bw, bw, 6, 7};
+  std::vector<int> widths = {12, 12, 8,    6,  6,  time, bw,
+                             bw, 6,  time, bw, bw, 6,    7};
+  if (adaptive) widths.push_back(9);
+  return widths;
 }
 
 // Turns a line of header cells into a comment: the first column is right
@@ -67,6 +70,7 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
   placement_ =
       core::ParsePlacement(spec.placement()).value_or(core::Placement::kBoth);
   check_ = spec.check();
+  adaptive_ = spec.has_adaptive();
   sweep_id_ = started.sweep_id();
 
   std::vector<std::string> nodes(started.nodes().begin(),
@@ -94,10 +98,24 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
       spec.dtype(), spec.redop(), spec.root());
   out_ << MaxBytesAutoLine(spec);
   out_ << absl::StrFormat(
-      "# warmup iters: %d  iters: %d  validation: %d  graph: %d  placement: "
+      "# warmup iters: %d  iters: %s  validation: %d  graph: %d  placement: "
       "%s  fresh comm: %d\n",
-      spec.warmup_iters(), spec.iters(), spec.check(), spec.graph(),
-      spec.placement(), spec.fresh_comm());
+      spec.warmup_iters(),
+      adaptive_ ? std::string("auto") : absl::StrCat(spec.iters()),
+      spec.check(), spec.graph(), spec.placement(), spec.fresh_comm());
+  if (adaptive_) {
+    // An absent field is its default (the coordinator sends them all).
+    const v1::AdaptiveIters& a = spec.adaptive();
+    out_ << absl::StrFormat(
+        "# adaptive iters: tolerance: %g  min iters: %d  max iters: %d  "
+        "step time cap: %s\n",
+        a.has_tolerance() ? a.tolerance() : core::kDefaultTolerance,
+        a.has_min_iters() ? a.min_iters() : core::kDefaultMinIters,
+        a.has_max_iters() ? a.max_iters() : core::kDefaultMaxIters,
+        absl::FormatDuration(a.has_step_time_cap_seconds()
+                                 ? absl::Seconds(a.step_time_cap_seconds())
+                                 : core::kDefaultStepTimeCap));
+  }
   out_.flush();
 }
 
@@ -118,6 +136,14 @@ void TablePrinter::Add(const v1::StepResult& result) {
     ++busbw_count_;
   }
   wrong_total_ += result.wrong();
+  if (result.iterations() > 0) {
+    iterations_total_ += result.iterations();
+    iterations_min_ = iterations_results_ == 0
+                          ? result.iterations()
+                          : std::min(iterations_min_, result.iterations());
+    iterations_max_ = std::max(iterations_max_, result.iterations());
+    ++iterations_results_;
+  }
   for (const auto& [rank, wrong] : result.wrong_by_rank()) {
     wrong_by_rank_[rank] += wrong;
   }
@@ -170,6 +196,14 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
                             ToBwUnit(options_.unit, busbw_sum_ / busbw_count_),
                             BwUnitLabel(options_.unit));
   }
+  if (iterations_results_ > 0) {
+    out_ << absl::StrFormat(
+        "# Timed iterations     : %d in %d results, %s per result\n",
+        iterations_total_, iterations_results_,
+        iterations_min_ == iterations_max_
+            ? absl::StrCat(iterations_min_)
+            : absl::StrCat(iterations_min_, " to ", iterations_max_));
+  }
   out_ << absl::StrFormat("# Sweep duration       : %.3f s\n",
                           finished.duration_seconds());
   out_ << "#\n";
@@ -216,6 +250,7 @@ void TablePrinter::PrintRow(const Row& row) {
   AppendHalf(row.out, row.expect_out, cells);
   AppendHalf(row.in, row.expect_in, cells);
   cells.push_back(LateRankCell(row));
+  if (adaptive_) cells.push_back(IterationsCell(row));
   out_ << FormatCells(cells) << "\n";
   out_.flush();
 }
@@ -237,9 +272,18 @@ std::string TablePrinter::LateRankCell(const Row& row) {
   return "-";
 }
 
+std::string TablePrinter::IterationsCell(const Row& row) {
+  const int out = row.out ? row.out->iterations() : 0;
+  const int in = row.in ? row.in->iterations() : 0;
+  if (out > 0 && in > 0 && out != in) return absl::StrCat(out, "/", in);
+  if (out > 0) return absl::StrCat(out);
+  if (in > 0) return absl::StrCat(in);
+  return "-";
+}
+
 void TablePrinter::PrintBlockHeader(absl::string_view op) {
   block_op_ = std::string(op);
-  const std::vector<int> widths = ColumnWidths(options_.raw);
+  const std::vector<int> widths = ColumnWidths(options_.raw, adaptive_);
   int key_width = 0;
   for (int i = 0; i < kKeyColumns; ++i) {
     key_width += widths[i] + (i > 0 ? kSeparatorWidth : 0);
@@ -255,15 +299,18 @@ void TablePrinter::PrintBlockHeader(absl::string_view op) {
 
   out_ << "#\n# " << op << "\n";
   out_ << Comment(banner) << "\n";
-  out_ << Comment(FormatCells({"size", "count", "type", "redop", "root", "time",
-                               "algbw", "busbw", "#wrong", "time", "algbw",
-                               "busbw", "#wrong", "late"}))
-       << "\n";
+  std::vector<std::string> names = {
+      "size",  "count",  "type", "redop", "root",  "time",   "algbw",
+      "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "late"};
+  if (adaptive_) names.push_back("iters");
+  out_ << Comment(FormatCells(names)) << "\n";
   if (!options_.raw) {
     const std::string bw = absl::StrCat("(", BwUnitLabel(options_.unit), ")");
-    out_ << Comment(FormatCells({"(B)", "(elements)", "", "", "", "(us)", bw,
-                                 bw, "", "(us)", bw, bw, "", "(rank)"}))
-         << "\n";
+    std::vector<std::string> units = {"(B)",  "(elements)", "", "",      "",
+                                      "(us)", bw,           bw, "",      "(us)",
+                                      bw,     bw,           "", "(rank)"};
+    if (adaptive_) units.push_back("(out/in)");
+    out_ << Comment(FormatCells(units)) << "\n";
   }
 }
 
@@ -291,9 +338,9 @@ void TablePrinter::AppendHalf(const std::optional<v1::StepResult>& result,
 
 std::string TablePrinter::FormatCells(
     const std::vector<std::string>& cells) const {
-  const std::vector<int> widths = ColumnWidths(options_.raw);
+  const std::vector<int> widths = ColumnWidths(options_.raw, adaptive_);
   std::string line;
-  for (int i = 0; i < kColumns && i < static_cast<int>(cells.size()); ++i) {
+  for (size_t i = 0; i < widths.size() && i < cells.size(); ++i) {
     if (i > 0) absl::StrAppend(&line, kSeparator);
     absl::StrAppendFormat(&line, "%*s", widths[i], cells[i]);
   }

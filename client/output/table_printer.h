@@ -30,8 +30,13 @@ namespace fabricpulse::client {
 // `options.raw` there is no unit row, times are in seconds and bandwidths in
 // bytes per second, as plain numbers.
 //
+// With adaptive iterations (the spec's `adaptive`) the header has a line of
+// the adaptive settings and every row ends with an "iters" column (the
+// iterations used: one count, or OUT/IN when the placements differ).
+//
 // Finish prints the remaining rows, the nccl-tests footer (out of bounds
-// values, average bus bandwidth over all results) and "# sweep <id>
+// values, average bus bandwidth over all results), the timed iterations
+// (total, results, per-result range; when reported) and "# sweep <id>
 // <status>" followed by ": <error>" when there is one.
 class TablePrinter : public ResultPrinter {
  public:
@@ -58,6 +63,9 @@ class TablePrinter : public ResultPrinter {
   void PrintRow(const Row& row);
   // The rank that entered the row's collective late, or "-".
   static std::string LateRankCell(const Row& row);
+  // The iterations of the row's results: one count, "OUT/IN" when the two
+  // placements differ, "-" when not reported.
+  static std::string IterationsCell(const Row& row);
   void PrintBlockHeader(absl::string_view op);
   // The four cells of one placement of `row`.
   void AppendHalf(const std::optional<v1::StepResult>& result, bool expected,
@@ -68,6 +76,7 @@ class TablePrinter : public ResultPrinter {
   std::ostream& out_;
   core::Placement placement_ = core::Placement::kBoth;
   bool check_ = true;
+  bool adaptive_ = false;  // the spec has adaptive iterations
   std::string sweep_id_;
   // Rows with results still to come, in arrival order.
   std::vector<Row> pending_;
@@ -76,6 +85,11 @@ class TablePrinter : public ResultPrinter {
   double busbw_sum_ = 0;  // bytes per second
   int busbw_count_ = 0;
   int64_t wrong_total_ = 0;
+  // Iterations over the results that reported them.
+  int64_t iterations_total_ = 0;
+  int iterations_results_ = 0;
+  int iterations_min_ = 0;
+  int iterations_max_ = 0;
   // Summed per rank over the sweep; at most nranks entries.
   std::map<int, int64_t> wrong_by_rank_;
   // The regressed steps, listed after the table; at most the sweep's step

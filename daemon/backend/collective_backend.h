@@ -12,8 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "daemon/backend/key_value_store.h"
+#include "daemon/core/adaptive_iters.h"
 #include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::backend {
@@ -44,12 +46,21 @@ struct StepOutcome {
   // collective completing); absent when there is no shared start.
   std::optional<double> arrival_seconds;
   int64_t wrong = 0;  // wrong output elements (0 when not checked)
+  // Timed iterations run: RunOptions::iters, or in adaptive mode what the
+  // stop rule chose (the same on every rank). iteration_seconds has one
+  // entry per iteration either way.
+  int iterations = 0;
 };
 
 // What one step run needs besides the step itself.
 struct RunOptions {
   int warmup_iters = 0;
-  int iters = 1;
+  int iters = 1;  // ignored when adaptive.enabled
+  // Adaptive iteration counts: after the warm-ups, batches of timed
+  // iterations until core::DecideNextBatch stops, agreed between the ranks
+  // with AgreeMax after each batch (core::RunAdaptiveBatches). Not with
+  // graph (core::ValidateAdaptive refuses the pair).
+  core::AdaptiveIters adaptive;
   bool check = false;
   bool graph = false;
   // Deadline for each op (warmups and timed iterations alike).
@@ -63,6 +74,9 @@ struct RunOptions {
   absl::Duration late_entry = absl::ZeroDuration();
   int late_every = 1;
 };
+
+// Most values one AgreeMax takes.
+inline constexpr int kMaxAgreeValues = 16;
 
 // One communicator: a fixed set of ranks. Not thread-safe except Abort().
 class Communicator {
@@ -78,6 +92,12 @@ class Communicator {
   // Errors: DEADLINE_EXCEEDED an op passed its deadline; UNAVAILABLE a peer
   // was lost; ABORTED cancelled; INVALID_ARGUMENT the step is not
   // supported. After any error the communicator is unusable (broken()).
+  //
+  // In adaptive mode (options.adaptive.enabled) the timed iterations run in
+  // batches, each followed by one AgreeMax on this communicator, until the
+  // stop rule stops all ranks at once; the warm-ups, the shared start of
+  // the arrival stamps and the data check (once, at the end) are as in
+  // fixed mode.
   virtual absl::StatusOr<StepOutcome> RunStep(const core::Step& step,
                                               const RunOptions& options) = 0;
   // Frees the sweep buffers unless they hold at most `keep_bytes` (the
@@ -85,11 +105,38 @@ class Communicator {
   virtual void TrimBuffers(uint64_t keep_bytes) = 0;
   // Bytes of sweep buffers held now.
   virtual uint64_t buffer_bytes() const = 0;
+  // The element-wise maximum of `values` over every rank (an all-reduce MAX
+  // of doubles): how the ranks agree on a decision each makes from its own
+  // measurements. Every rank must call it with the same number of values
+  // (1 to kMaxAgreeValues), in the same order relative to its other
+  // collectives. Bounded by options.op_timeout; ends early on Abort() or
+  // options.cancelled. Errors: INVALID_ARGUMENT a bad count (the
+  // communicator stays usable); DEADLINE_EXCEEDED, UNAVAILABLE, ABORTED and
+  // FAILED_PRECONDITION as RunStep (and it then is broken()).
+  virtual absl::StatusOr<std::vector<double>> AgreeMax(
+      const std::vector<double>& values, const RunOptions& options) = 0;
   // True once an error or abort made the communicator unusable.
   virtual bool broken() const = 0;
   // Aborts outstanding work from any thread; never blocks long.
   virtual void Abort() = 0;
 };
+
+// AgreeMax's argument checks, shared by the backends. Errors:
+// INVALID_ARGUMENT naming the bad count or timeout.
+inline absl::Status CheckAgreeMaxArgs(const std::vector<double>& values,
+                                      const RunOptions& options) {
+  if (values.empty() || values.size() > kMaxAgreeValues) {
+    return absl::InvalidArgumentError(absl::StrCat("AgreeMax: ", values.size(),
+                                                   " values; allowed: 1 to ",
+                                                   kMaxAgreeValues));
+  }
+  if (options.op_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("AgreeMax: op_timeout must be positive; got ",
+                     absl::FormatDuration(options.op_timeout)));
+  }
+  return absl::OkStatus();
+}
 
 // Whether RunOptions' fault injection delays timed iteration `i`.
 inline bool EntersLate(const RunOptions& options, int i) {

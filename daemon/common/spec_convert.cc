@@ -43,6 +43,20 @@ core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
           {op.op(), op.max_bytes(), op.buffer_bytes()});
     }
   }
+  if (proto.has_adaptive()) {
+    const v1::AdaptiveIters& a = proto.adaptive();
+    spec.adaptive.enabled = true;
+    // Absent: the default. NaN stays NaN, which ValidateAdaptive refuses.
+    if (a.has_tolerance()) spec.adaptive.tolerance = a.tolerance();
+    if (a.has_min_iters()) spec.adaptive.min_iters = a.min_iters();
+    if (a.has_max_iters()) spec.adaptive.max_iters = a.max_iters();
+    if (a.has_step_time_cap_seconds()) {
+      spec.adaptive.step_time_cap =
+          std::isfinite(a.step_time_cap_seconds())
+              ? absl::Seconds(a.step_time_cap_seconds())
+              : absl::InfiniteDuration();
+    }
+  }
   return spec;
 }
 
@@ -77,6 +91,14 @@ v1::SweepSpec SpecToProto(const core::SweepSpec& spec) {
       entry->set_buffer_bytes(op.buffer_bytes);
     }
   }
+  if (spec.adaptive.enabled) {
+    v1::AdaptiveIters* adaptive = proto.mutable_adaptive();
+    adaptive->set_tolerance(spec.adaptive.tolerance);
+    adaptive->set_min_iters(spec.adaptive.min_iters);
+    adaptive->set_max_iters(spec.adaptive.max_iters);
+    adaptive->set_step_time_cap_seconds(
+        absl::ToDoubleSeconds(spec.adaptive.step_time_cap));
+  }
   return proto;
 }
 
@@ -103,6 +125,7 @@ v1::StepResult MergedToProto(const core::MergedStep& merged) {
   result.set_slowest_rank(merged.slowest_rank);
   result.set_min_rank_time_seconds(merged.min_rank_time_seconds);
   result.set_max_rank_time_seconds(merged.max_rank_time_seconds);
+  result.set_iterations(merged.iterations);
   if (merged.p50_seconds) result.set_p50_seconds(*merged.p50_seconds);
   if (merged.p99_seconds) result.set_p99_seconds(*merged.p99_seconds);
   for (const auto& [rank, wrong] : merged.wrong_by_rank) {
@@ -124,6 +147,7 @@ core::RankStepTiming TimingFromProto(const v1::RankTiming& timing) {
   if (timing.has_p50_seconds()) out.p50_seconds = timing.p50_seconds();
   if (timing.has_p99_seconds()) out.p99_seconds = timing.p99_seconds();
   out.wrong = timing.wrong();
+  out.iterations = timing.iterations();
   if (timing.has_arrival_seconds()) {
     out.arrival_seconds = timing.arrival_seconds();
   }

@@ -43,6 +43,7 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   }
   s.baseline_sweeps = r.baseline_sweeps();
   s.baseline_time_seconds = r.baseline_time_seconds();
+  s.iterations = r.iterations();
   return s;
 }
 
@@ -78,6 +79,7 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
     r.set_baseline_sweeps(s.baseline_sweeps);
     r.set_baseline_time_seconds(s.baseline_time_seconds);
   }
+  r.set_iterations(s.iterations);
   return r;
 }
 

@@ -179,7 +179,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   plan.coordinator_address = coordinator_address;
   plan.lease = membership_->Lease();
   plan.op_timeout = spec.timeout;
-  plan.iterations_per_step = spec.warmup_iters + spec.iters + 2;
+  plan.iterations_per_step = core::OpsPerStepBound(spec);
   plan.allow_busy = request.allow_busy();
   return plan;
 }

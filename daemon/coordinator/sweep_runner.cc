@@ -263,6 +263,15 @@ void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
          static_cast<int>(p.timings[p.next_emit].size()) == plan_.nranks) {
     core::MergedStep merged = core::MergeStep(
         plan_.steps[p.next_emit], p.timings[p.next_emit], plan_.nranks);
+    if (!merged.iterations_agree) {
+      // Ranks of one collective always run the same count (adaptive mode
+      // agrees on it): anything else is a broken invariant.
+      p.outcome = absl::InternalError(absl::StrCat(
+          "step ", p.next_emit,
+          ": the ranks report different iteration counts; a rank ran a "
+          "different worker version or a broken stop rule"));
+      break;
+    }
     v1::SweepEvent event;
     *event.mutable_result() = common::MergedToProto(merged);
     if (!sink(event)) p.outcome = absl::CancelledError("client went away");

@@ -44,7 +44,7 @@ struct SweepPlan {
   // Where workers reach the rendezvous store.
   std::string coordinator_address;
   absl::Duration op_timeout;
-  int iterations_per_step = 1;  // warmup + timed (+1 when checking)
+  int iterations_per_step = 1;  // core::OpsPerStepBound
   // SweepRequest.allow_busy: run on busy GPUs, and never yield.
   bool allow_busy = false;
 };

@@ -36,7 +36,7 @@ bool SpecsEqual(const SweepSpec& a, const SweepSpec& b) {
          a.warmup_iters == b.warmup_iters && a.iters == b.iters &&
          a.check == b.check && a.placement == b.placement &&
          a.graph == b.graph && a.timeout == b.timeout &&
-         a.fresh_comm == b.fresh_comm;
+         a.fresh_comm == b.fresh_comm && a.adaptive == b.adaptive;
 }
 
 absl::Status CheckZone(const std::string& zone, int line,
@@ -355,6 +355,9 @@ CoordinatorConfig DefaultCoordinatorConfig() {
   nightly.spec.max_bytes = 1ull << 30;
   nightly.spec.factor = 2;
   nightly.spec.timeout = absl::Seconds(60);
+  // The shipped file's iters: auto, max_iters: 10.
+  nightly.spec.adaptive.enabled = true;
+  nightly.spec.adaptive.max_iters = 10;
   config.plans.emplace(nightly.name, nightly);
 
   PlanConfig hourly;

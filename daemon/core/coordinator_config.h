@@ -24,7 +24,13 @@
 //       dtype: float
 //       redop: sum
 //       root: 0
-//       iters: 20
+//       iters: auto              # a count (1..1000000) or auto: adaptive
+//       tolerance: 0.01          # with auto only (adaptive_iters.h): 95 %
+//                                # CI half-width / mean that ends a size
+//                                # (0 < t <= 0.5)
+//       min_iters: 5             # the first batch (2..1000000)
+//       max_iters: 100           # (min_iters..1000000)
+//       step_time_cap: 2s        # per size, timed batches (0 < cap <= 1h)
 //       warmup: 5
 //       check: true
 //       placement: both          # out_of_place | in_place | both
@@ -37,7 +43,7 @@
 //       ops: [all_reduce]
 //       min_bytes: 1M
 //       max_bytes: 256M
-//       factor: 4
+//       factor: 4                # iters omitted: 20, fixed
 //   history:                     # retention of the sweep history
 //     max_age: 90d               # sweeps started longer ago are removed
 //                                # (1h .. 36500d; Nd, or an absl duration)
@@ -67,6 +73,9 @@
 //    except root, which only has to be >= 0 here (the runner checks it
 //    against the sweep's rank count), and its size schedule must have at
 //    most kMaxSteps sizes.
+//  - tolerance, min_iters, max_iters and step_time_cap need iters: auto;
+//    iters: auto with graph: true is refused (a CUDA graph replays a fixed
+//    count).
 //  - Plans may be listed before or after the schedules that name them.
 //
 // Errors are INVALID_ARGUMENT with ONE line naming the 1-based file line and

@@ -40,21 +40,6 @@ absl::StatusOr<std::string> ReadScalar(const Field& field,
   return field.value.Scalar();
 }
 
-// Narrows a parsed integer into an int field; `allowed` is the range text
-// Validate would print.
-absl::Status ReadIntInto(const Field& field, absl::string_view path,
-                         absl::string_view allowed, int* out) {
-  absl::StatusOr<int64_t> value = ReadInt(field, path);
-  if (!value.ok()) return value.status();
-  if (*value < INT_MIN || *value > INT_MAX) {
-    return ConfigError(
-        field.line, path,
-        absl::StrCat(*value, " is out of range; allowed: ", allowed));
-  }
-  *out = static_cast<int>(*value);
-  return absl::OkStatus();
-}
-
 absl::Status ReadByteSizeInto(const Field& field, absl::string_view path,
                               uint64_t* out) {
   absl::StatusOr<std::string> text =
@@ -76,26 +61,6 @@ absl::Status ReadMaxBytesInto(const Field& field, absl::string_view path,
   if (!choice.ok()) return Relabel(choice.status(), field.line, path);
   SetMaxBytes(*choice, spec);
   return absl::OkStatus();
-}
-
-absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
-                                            absl::string_view path) {
-  absl::StatusOr<std::string> text =
-      ReadScalar(field, path, "a duration such as 60s");
-  if (!text.ok()) return text.status();
-  double seconds = 0;
-  if (absl::SimpleAtod(*text, &seconds)) {
-    // NaN and infinities: out of range for Validate (absl::Seconds(NaN) is
-    // undefined).
-    return std::isfinite(seconds) ? absl::Seconds(seconds)
-                                  : absl::InfiniteDuration();
-  }
-  absl::Duration duration;
-  if (absl::ParseDuration(*text, &duration)) return duration;
-  return ConfigError(field.line, path,
-                     absl::StrCat(QuotePrefix(*text),
-                                  " is not a duration; use e.g. 60s, 1m30s "
-                                  "or a number of seconds"));
 }
 
 // Parses the fields of one plan into `plan` (everything but Validate).
@@ -167,8 +132,9 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
                                           "rank count, checked when it runs)"));
       }
     } else if (key == "iters") {
-      status = ReadIntInto(field, sub, absl::StrCat("1 to ", kMaxIters),
-                           &spec.iters);
+      status = ReadItersField(field, sub, spec);
+    } else if (IsAdaptivePlanKey(key)) {
+      status = ReadAdaptivePlanField(key, field, sub, spec.adaptive);
     } else if (key == "warmup") {
       status = ReadIntInto(field, sub, absl::StrCat("0 to ", kMaxWarmupIters),
                            &spec.warmup_iters);
@@ -213,6 +179,10 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
     }
     if (!status.ok()) return status;
   }
+  if (absl::Status adaptive = CheckAdaptivePlanKeys(fields, path, spec);
+      !adaptive.ok()) {
+    return adaptive;
+  }
   if (fields.count("factor") > 0 && fields.count("step_bytes") > 0) {
     return ConfigError(fields.at("step_bytes").line,
                        JoinPath(path, "step_bytes"),
@@ -222,6 +192,39 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
 }
 
 }  // namespace
+
+absl::Status ReadIntInto(const Field& field, absl::string_view path,
+                         absl::string_view allowed, int* out) {
+  absl::StatusOr<int64_t> value = ReadInt(field, path);
+  if (!value.ok()) return value.status();
+  if (*value < INT_MIN || *value > INT_MAX) {
+    return ConfigError(
+        field.line, path,
+        absl::StrCat(*value, " is out of range; allowed: ", allowed));
+  }
+  *out = static_cast<int>(*value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
+                                            absl::string_view path) {
+  absl::StatusOr<std::string> text =
+      ReadScalar(field, path, "a duration such as 60s");
+  if (!text.ok()) return text.status();
+  double seconds = 0;
+  if (absl::SimpleAtod(*text, &seconds)) {
+    // NaN and infinities: out of range for Validate (absl::Seconds(NaN) is
+    // undefined).
+    return std::isfinite(seconds) ? absl::Seconds(seconds)
+                                  : absl::InfiniteDuration();
+  }
+  absl::Duration duration;
+  if (absl::ParseDuration(*text, &duration)) return duration;
+  return ConfigError(field.line, path,
+                     absl::StrCat(QuotePrefix(*text),
+                                  " is not a duration; use e.g. 60s, 1m30s "
+                                  "or a number of seconds"));
+}
 
 int LineOf(const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
@@ -376,11 +379,12 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
     return ConfigError(field.line, path,
                        "has no fields; write {} for a plan with all defaults");
   }
-  absl::StatusOr<Fields> fields =
-      ReadMap(field.value, field.line, path,
-              {"ops", "min_bytes", "max_bytes", "factor", "step_bytes", "dtype",
-               "redop", "root", "iters", "warmup", "check", "placement",
-               "graph", "timeout", "fresh_comm", "nodes"});
+  absl::StatusOr<Fields> fields = ReadMap(
+      field.value, field.line, path,
+      {"ops",   "min_bytes", "max_bytes", "factor",    "step_bytes",
+       "dtype", "redop",     "root",      "iters",     "warmup",
+       "check", "placement", "graph",     "timeout",   "fresh_comm",
+       "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap"});
   if (!fields.ok()) return fields.status();
   PlanConfig plan;
   plan.name = name;

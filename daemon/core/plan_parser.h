@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "daemon/core/coordinator_config.h"
 #include "yaml-cpp/yaml.h"
 
@@ -62,6 +63,35 @@ absl::StatusOr<std::string> ReadString(const Field& field,
 absl::StatusOr<int64_t> ReadInt(const Field& field, absl::string_view path);
 absl::StatusOr<double> ReadDouble(const Field& field, absl::string_view path);
 absl::StatusOr<bool> ReadBool(const Field& field, absl::string_view path);
+
+// A whole number narrowed into an int; `allowed` is the range text
+// Validate would print. Errors: those of ReadInt; INVALID_ARGUMENT outside
+// the int range.
+absl::Status ReadIntInto(const Field& field, absl::string_view path,
+                         absl::string_view allowed, int* out);
+
+// A duration such as 60s, 1m30s or a number of seconds; NaN and infinities
+// read as an infinite duration (out of range for Validate). Errors:
+// INVALID_ARGUMENT when the value is neither.
+absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
+                                            absl::string_view path);
+
+// A plan's iteration keys (plan_adaptive.cc): `iters` is a whole number or
+// `auto` (adaptive iteration counts, with the optional keys tolerance,
+// min_iters, max_iters and step_time_cap, which need iters: auto).
+bool IsAdaptivePlanKey(absl::string_view key);
+// Reads iters into spec.iters, or `auto` into spec.adaptive.enabled.
+absl::Status ReadItersField(const Field& field, absl::string_view path,
+                            SweepSpec& spec);
+// Reads one of the IsAdaptivePlanKey keys into `adaptive` (ranges are
+// Validate's to check).
+absl::Status ReadAdaptivePlanField(absl::string_view key, const Field& field,
+                                   absl::string_view path,
+                                   AdaptiveIters& adaptive);
+// INVALID_ARGUMENT at the first adaptive key (in file order) of a plan
+// whose iters is not auto.
+absl::Status CheckAdaptivePlanKeys(const Fields& fields, absl::string_view path,
+                                   const SweepSpec& spec);
 
 // A list of strings, each with its 1-based line. Errors: INVALID_ARGUMENT
 // when the value is not a list or an element is not a string.

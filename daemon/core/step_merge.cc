@@ -66,6 +66,11 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
     if (r.mean_seconds > slowest->mean_seconds) slowest = &r;
     if (r.mean_seconds < fastest->mean_seconds) fastest = &r;
     merged.wrong += r.wrong;
+    if (r.iterations != 0 && merged.iterations != 0 &&
+        r.iterations != merged.iterations) {
+      merged.iterations_agree = false;
+    }
+    merged.iterations = std::max(merged.iterations, r.iterations);
     if (r.wrong != 0) merged.wrong_by_rank[r.rank] += r.wrong;
   }
   CapWrongRanks(merged.wrong_by_rank);

@@ -20,6 +20,8 @@ struct RankStepTiming {
   // Mean time from the step's shared start to this rank's entry into each
   // timed op; absent when not measured.
   std::optional<double> arrival_seconds;
+  // Timed iterations the rank ran.
+  int iterations = 0;
 };
 
 struct MergedStep {
@@ -36,6 +38,12 @@ struct MergedStep {
   int slowest_rank = 0;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
+  // Timed iterations every rank ran: the ranks of a collective run the
+  // same count (adaptive mode agrees on it); should they differ, the
+  // largest, and iterations_agree is false (a rank reporting 0, which does
+  // not say, is left out).
+  int iterations = 0;
+  bool iterations_agree = true;
   // The slowest rank's p50 and the largest p99 over ranks; absent unless
   // every rank measured them.
   std::optional<double> p50_seconds;

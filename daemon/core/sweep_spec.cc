@@ -117,7 +117,7 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
                       absl::StrCat("0 to ", nranks - 1, " (", nranks,
                                    " ranks in this sweep)"));
   }
-  if (spec.iters < 1 || spec.iters > kMaxIters) {
+  if (!spec.adaptive.enabled && (spec.iters < 1 || spec.iters > kMaxIters)) {
     return RangeError("iters", absl::StrCat(spec.iters),
                       absl::StrCat("1 to ", kMaxIters));
   }
@@ -129,6 +129,7 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
     return RangeError("timeout", absl::FormatDuration(spec.timeout),
                       "more than 0s, up to 1h");
   }
+  FP_RETURN_IF_ERROR(ValidateAdaptive(spec.adaptive, spec.graph));
   return resolved;
 }
 
@@ -231,6 +232,12 @@ absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
         "data)"));
   }
   return steps;
+}
+
+int OpsPerStepBound(const SweepSpec& spec) {
+  const int timed =
+      spec.adaptive.enabled ? 3 * spec.adaptive.max_iters : spec.iters;
+  return spec.warmup_iters + timed + 2;
 }
 
 uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks) {

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/core/adaptive_iters.h"
 #include "daemon/core/dtype.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/redop.h"
@@ -63,7 +64,10 @@ struct SweepSpec {
   std::string redop = "sum";
   int root = 0;
   int warmup_iters = 5;
+  // Timed iterations per step; ignored when adaptive.enabled.
   int iters = 20;
+  // Adaptive iteration counts (iters auto): see adaptive_iters.h.
+  AdaptiveIters adaptive;
   bool check = true;
   std::string placement = "both";
   bool graph = false;
@@ -97,7 +101,8 @@ struct ResolvedSpec {
 // Checks every field against its allowed range for a communicator of
 // `nranks` ranks: at most kMaxOpsPerSpec ops (duplicates dropped), names of
 // at most kMaxSpecTokenLength bytes (limits.h), sizes, counts and timeout
-// in range. Errors: INVALID_ARGUMENT whose message starts with the field
+// in range, and the adaptive settings (ValidateAdaptive) when enabled.
+// Errors: INVALID_ARGUMENT whose message starts with the field
 // name, then the value (a client's string quoted by its prefix, with its
 // length) and the allowed range.
 absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks);
@@ -122,6 +127,12 @@ std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
 // has more than kMaxSteps sizes, the expansion more than kMaxSteps steps or
 // none, or max_bytes is auto and not resolved yet.
 absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks);
+
+// The most collectives one step of a valid `spec` runs on a rank, for the
+// deadlines that cover a whole step: warm-ups, timed iterations (in
+// adaptive mode max_iters, one agreement per batch and NCCL's percentile
+// pass: 3 x max_iters) and 2 more (the data check, a barrier).
+int OpsPerStepBound(const SweepSpec& spec);
 
 // Bytes of the largest buffer any step needs on one rank (send plus
 // receive), for sizing allocations once per sweep.

@@ -19,6 +19,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
   backend::RunOptions options;
   options.warmup_iters = spec.warmup_iters;
   options.iters = spec.iters;
+  options.adaptive = spec.adaptive;
   options.check = spec.check;
   options.graph = spec.graph;
   options.op_timeout = spec.timeout;
@@ -68,6 +69,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
       timing->set_arrival_seconds(*outcome->arrival_seconds);
     }
     timing->set_wrong(outcome->wrong);
+    timing->set_iterations(outcome->iterations);
     if (!sink(result)) return absl::CancelledError("receiver went away");
   }
   return absl::OkStatus();

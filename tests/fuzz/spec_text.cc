@@ -60,6 +60,16 @@ SpecInput ParseSpecText(absl::string_view text) {
       (void)ParseFlag(value, &spec.graph);
     } else if (key == "fresh_comm") {
       (void)ParseFlag(value, &spec.fresh_comm);
+    } else if (key == "adaptive") {
+      (void)ParseFlag(value, &spec.adaptive.enabled);
+    } else if (key == "tolerance") {
+      (void)absl::SimpleAtod(value, &spec.adaptive.tolerance);
+    } else if (key == "min_iters") {
+      (void)absl::SimpleAtoi(value, &spec.adaptive.min_iters);
+    } else if (key == "max_iters") {
+      (void)absl::SimpleAtoi(value, &spec.adaptive.max_iters);
+    } else if (key == "step_time_cap") {
+      (void)absl::ParseDuration(value, &spec.adaptive.step_time_cap);
     }
   }
   return input;

@@ -11,7 +11,9 @@
 // integers), factor (a double: "nan" and "inf" too), dtype, redop,
 // placement (strings, as given), root, warmup, iters, nranks (ints),
 // timeout (an absl duration: "30s", "inf", "-1ns"), check, graph,
-// fresh_comm (0 or 1). Fields not given keep SweepSpec's defaults and
+// fresh_comm (0 or 1), and the adaptive settings: adaptive (0 or 1),
+// tolerance (a double), min_iters, max_iters (ints), step_time_cap (a
+// duration). Fields not given keep SweepSpec's defaults and
 // nranks is 2; lines that do not parse are ignored, so that every byte
 // string is an input.
 //

@@ -253,5 +253,69 @@ TEST_F(NcclBackendTest, MissingPeerTimesOutAndAborts) {
   EXPECT_TRUE(comms[0]->broken());
 }
 
+// AgreeMax over every GPU: the element-wise maximum on every rank, three
+// rounds in a row as an adaptive step runs them.
+TEST_F(NcclBackendTest, AgreeMaxGivesEveryRankTheMaximum) {
+  const int n = Ranks();
+  fakes::InMemoryKvStore store;
+  Comms comms = CreateAll(n, "agree", store);
+  RunOptions options;
+  options.op_timeout = absl::Seconds(30);
+  std::vector<std::vector<absl::StatusOr<std::vector<double>>>> out(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      for (int round = 0; round < 3; ++round) {
+        out[r].push_back(
+            comms[r]->AgreeMax({1.0 * r + round, -1.0 * r, 0.5}, options));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < n; ++r) {
+    for (int round = 0; round < 3; ++round) {
+      ASSERT_TRUE(out[r][round].ok()) << out[r][round].status();
+      EXPECT_EQ(*out[r][round], (std::vector<double>{n - 1.0 + round, 0, 0.5}));
+    }
+  }
+  EXPECT_EQ(comms[0]->AgreeMax({}, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Adaptive steps, a bandwidth-bound one (timed one by one) and a short one
+// (batch means, then the percentile pass): every rank runs the same count,
+// between min and max, with a clean data check; graph mode is refused.
+TEST_F(NcclBackendTest, AdaptiveStepsRunOneCountOnEveryRank) {
+  const int n = Ranks();
+  fakes::InMemoryKvStore store;
+  Comms comms = CreateAll(n, "adaptive", store);
+  RunOptions options;
+  options.warmup_iters = 2;
+  options.check = true;
+  options.adaptive.enabled = true;
+  options.adaptive.tolerance = 0.01;
+  options.adaptive.min_iters = 5;
+  options.adaptive.max_iters = 60;
+  for (uint64_t count : {uint64_t{64} << 20, uint64_t{2}}) {
+    auto out = RunAll(comms, AllReduce(count), options);
+    ASSERT_TRUE(out[0].ok()) << out[0].status();
+    const int iterations = out[0]->iterations;
+    EXPECT_GE(iterations, 5) << count;
+    EXPECT_LE(iterations, 60) << count;
+    for (int r = 0; r < n; ++r) {
+      ASSERT_TRUE(out[r].ok()) << out[r].status();
+      EXPECT_EQ(out[r]->iterations, iterations) << "rank " << r;
+      EXPECT_EQ(out[r]->iteration_seconds.size(),
+                static_cast<size_t>(iterations));
+      EXPECT_EQ(out[r]->wrong, 0);
+      EXPECT_TRUE(out[r]->timed_one_by_one);
+    }
+  }
+  options.graph = true;
+  auto refused = comms[0]->RunStep(AllReduce(1024), options);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(comms[0]->broken());
+}
+
 }  // namespace
 }  // namespace fabricpulse::backend

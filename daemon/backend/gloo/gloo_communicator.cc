@@ -11,7 +11,9 @@
 #include "absl/time/time.h"
 #include "daemon/backend/gloo/gloo_ops.h"
 #include "daemon/backend/gloo/host_data_check.h"
+#include "daemon/core/adaptive_loop.h"
 #include "daemon/core/byte_size.h"
+#include "daemon/core/clock.h"
 #include "daemon/core/data_pattern.h"
 #include "daemon/core/status_macros.h"
 #include "gloo/transport/pair.h"
@@ -100,7 +102,12 @@ absl::Status GlooCommunicator::ValidateStep(const core::Step& step,
                      "graph: CUDA-graph mode needs the nccl backend; the "
                      "gloo backend runs on CPUs");
   }
-  if (options.iters < 1 || options.warmup_iters < 0) {
+  if (options.adaptive.enabled) {
+    absl::Status adaptive = core::ValidateAdaptive(options.adaptive, false);
+    if (!adaptive.ok()) return StepError(step, adaptive.message());
+  }
+  if ((!options.adaptive.enabled && options.iters < 1) ||
+      options.warmup_iters < 0) {
     return StepError(step, absl::StrCat("iters must be >= 1 and warmup_iters "
                                         ">= 0; got iters=",
                                         options.iters, ", warmup_iters=",
@@ -137,17 +144,20 @@ absl::Status GlooCommunicator::CheckCancelled(const RunOptions& options) const {
   return absl::OkStatus();
 }
 
+absl::Status GlooCommunicator::BrokenError(absl::string_view what) const {
+  if (aborted_.load()) {
+    return absl::AbortedError(
+        absl::StrCat(what, ": the communicator was aborted"));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      what,
+      ": the communicator is broken by an earlier error; create a new "
+      "one"));
+}
+
 absl::StatusOr<StepOutcome> GlooCommunicator::RunStep(
     const core::Step& step, const RunOptions& options) {
-  if (broken_.load()) {
-    if (aborted_.load()) {
-      return absl::AbortedError(
-          absl::StrCat("step ", step.index, ": the communicator was aborted"));
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "step ", step.index,
-        ": the communicator is broken by an earlier error; create a new one"));
-  }
+  if (broken_.load()) return BrokenError(absl::StrCat("step ", step.index));
   absl::Status valid = ValidateStep(step, options);
   if (!valid.ok()) return Fail(std::move(valid));
   absl::StatusOr<StepOutcome> outcome = RunValidatedStep(step, options);
@@ -205,22 +215,45 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
 
   // The barrier's end is the step's start the ranks share: each rank stamps
   // when it enters each timed op from there (a late rank shows; its own op
-  // times, which do not wait, hide it).
+  // times, which do not wait, hide it). In adaptive mode every batch stamps
+  // from it too: each agreement ends at about the same moment on every
+  // rank, so a rank's lateness is what it adds after the shared start.
   const auto shared_start = std::chrono::steady_clock::now();
   double arrival_sum = 0;
   StepOutcome outcome;
-  outcome.iteration_seconds.reserve(options.iters);
-  for (int i = 0; i < options.iters; ++i) {
-    FP_RETURN_IF_ERROR(CheckCancelled(options));
-    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
-    const auto start = std::chrono::steady_clock::now();
-    arrival_sum += std::chrono::duration<double>(start - shared_start).count();
-    FP_RETURN_IF_ERROR(run_once());
-    const auto end = std::chrono::steady_clock::now();
-    outcome.iteration_seconds.push_back(
-        std::chrono::duration<double>(end - start).count());
+  auto timed_batch = [&](int iters, std::vector<double>* seconds) {
+    seconds->clear();
+    seconds->reserve(iters);
+    for (int i = 0; i < iters; ++i) {
+      FP_RETURN_IF_ERROR(CheckCancelled(options));
+      if (EntersLate(options, outcome.iterations)) {
+        absl::SleepFor(options.late_entry);
+      }
+      const auto start = std::chrono::steady_clock::now();
+      arrival_sum +=
+          std::chrono::duration<double>(start - shared_start).count();
+      FP_RETURN_IF_ERROR(run_once());
+      const auto end = std::chrono::steady_clock::now();
+      seconds->push_back(std::chrono::duration<double>(end - start).count());
+      outcome.iterations++;
+    }
+    return absl::OkStatus();
+  };
+  if (options.adaptive.enabled) {
+    // Every op is timed on its own: the interval is over those times.
+    FP_ASSIGN_OR_RETURN(
+        core::AdaptiveRun run,
+        core::RunAdaptiveBatches(
+            options.adaptive, /*batch_means=*/false, timed_batch,
+            [&](const std::vector<double>& values) {
+              return RunAgreeMax(values, options);
+            },
+            *core::RealClock::Get()));
+    outcome.iteration_seconds = std::move(run.seconds);
+  } else {
+    FP_RETURN_IF_ERROR(timed_batch(options.iters, &outcome.iteration_seconds));
   }
-  outcome.arrival_seconds = arrival_sum / options.iters;
+  outcome.arrival_seconds = arrival_sum / outcome.iterations;
 
   if (options.check) {
     FP_RETURN_IF_ERROR(CheckCancelled(options));
@@ -233,6 +266,27 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
     }
   }
   return outcome;
+}
+
+absl::StatusOr<std::vector<double>> GlooCommunicator::AgreeMax(
+    const std::vector<double>& values, const RunOptions& options) {
+  FP_RETURN_IF_ERROR(CheckAgreeMaxArgs(values, options));
+  if (broken_.load()) return BrokenError("AgreeMax");
+  absl::StatusOr<std::vector<double>> agreed = RunAgreeMax(values, options);
+  if (!agreed.ok()) return Fail(agreed.status());
+  if (aborted_.load()) return Fail(absl::AbortedError("aborted"));
+  return agreed;
+}
+
+absl::StatusOr<std::vector<double>> GlooCommunicator::RunAgreeMax(
+    const std::vector<double>& values, const RunOptions& options) {
+  FP_RETURN_IF_ERROR(CheckCancelled(options));
+  std::vector<double> agreed = values;
+  const std::chrono::milliseconds timeout = ToChronoTimeout(options.op_timeout);
+  context_->setTimeout(timeout);
+  FP_RETURN_IF_ERROR(gloo_impl::RunGlooMaxAllreduce(
+      context_, agreed.data(), agreed.size(), timeout, next_tag_++));
+  return agreed;
 }
 
 absl::Status GlooCommunicator::Fail(absl::Status status) {

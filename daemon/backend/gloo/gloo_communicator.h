@@ -48,7 +48,10 @@ class GlooCommunicator : public Communicator {
   // core::InputValue and poisons the receive region once, runs
   // options.warmup_iters untimed ops, a barrier, then options.iters ops
   // each timed with std::chrono::steady_clock (in-place steps overwrite
-  // their input between iterations, as in nccl-tests). With options.check
+  // their input between iterations, as in nccl-tests). In adaptive mode the
+  // timed ops run in batches (core::RunAdaptiveBatches), the confidence
+  // interval over the per-iteration times, each batch followed by an
+  // AgreeMax; arrival stamps count from the barrier's end. With options.check
   // it refills, runs once more and counts receive elements (where
   // core::HasCheckedOutput) outside core::Tolerance of core::ExpectedValue.
   // Every op and the barrier are bounded by options.op_timeout.
@@ -66,6 +69,12 @@ class GlooCommunicator : public Communicator {
 
   void TrimBuffers(uint64_t keep_bytes) override;
   uint64_t buffer_bytes() const override;
+  // gloo::allreduce with gloo::max<double> on a copy of `values`, on this
+  // communicator's context and tag sequence. Errors: as the interface says;
+  // INVALID_ARGUMENT also for a non-positive options.op_timeout.
+  absl::StatusOr<std::vector<double>> AgreeMax(
+      const std::vector<double>& values, const RunOptions& options) override;
+
   bool broken() const override;
 
   // Marks the communicator broken, closes every connection of the Gloo
@@ -86,6 +95,11 @@ class GlooCommunicator : public Communicator {
   // Marks broken, closes the transport and maps `status` to ABORTED when
   // Abort() caused it.
   absl::Status Fail(absl::Status status);
+  // The status of RunStep/AgreeMax on a broken communicator.
+  absl::Status BrokenError(absl::string_view what) const;
+  // AgreeMax without the argument checks and without Fail.
+  absl::StatusOr<std::vector<double>> RunAgreeMax(
+      const std::vector<double>& values, const RunOptions& options);
   absl::Status CheckCancelled(const RunOptions& options) const;
   void CloseTransport();
 

@@ -276,4 +276,23 @@ absl::Status RunGlooBarrier(const Context& context,
   }
 }
 
+absl::Status RunGlooMaxAllreduce(const Context& context, double* values,
+                                 size_t count,
+                                 std::chrono::milliseconds timeout,
+                                 uint32_t tag) {
+  if (context->size == 1) return absl::OkStatus();
+  try {
+    ::gloo::AllreduceOptions opts(context);
+    opts.setOutput<double>(values, count);
+    opts.setReduceFunction(static_cast<ReduceFn>(&::gloo::max<double>));
+    opts.setTag(tag);
+    opts.setTimeout(timeout);
+    ::gloo::allreduce(opts);
+    return absl::OkStatus();
+  } catch (...) {
+    return GlooExceptionToStatus(std::current_exception(),
+                                 "agreement (all-reduce max)");
+  }
+}
+
 }  // namespace fabricpulse::backend::gloo_impl

@@ -56,4 +56,11 @@ absl::Status RunGlooOp(const std::shared_ptr<::gloo::Context>& context,
 absl::Status RunGlooBarrier(const std::shared_ptr<::gloo::Context>& context,
                             std::chrono::milliseconds timeout, uint32_t tag);
 
+// In place, the element-wise maximum of `values[0..count)` over every rank
+// (gloo::allreduce with gloo::max<double>); nothing to do at one rank.
+// Never throws; errors as RunGlooOp.
+absl::Status RunGlooMaxAllreduce(
+    const std::shared_ptr<::gloo::Context>& context, double* values,
+    size_t count, std::chrono::milliseconds timeout, uint32_t tag);
+
 }  // namespace fabricpulse::backend::gloo_impl

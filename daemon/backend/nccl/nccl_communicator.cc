@@ -58,6 +58,9 @@ NcclCommunicator::~NcclCommunicator() {
   AbortComms();
   FreeBuffers();
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  if (agree_event_ != nullptr) cudaEventDestroy(agree_event_);
+  if (agree_device_ != nullptr) cudaFree(agree_device_);
+  if (agree_host_ != nullptr) cudaFreeHost(agree_host_);
   if (wrong_counter_ != nullptr) cudaFreeHost(wrong_counter_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
@@ -183,53 +186,65 @@ NcclCommunicator::Buffers NcclCommunicator::Place(
 absl::Status NcclCommunicator::Enqueue(const core::Step& step, const Buffers& b,
                                        absl::Time deadline,
                                        const RunOptions& options) {
-  if (broken_) return absl::AbortedError("communicator was aborted");
   const ncclDataType_t t = NcclType(step.dtype);
   const ncclRedOp_t op = NcclRedOp(step.redop);
   const size_t chunk = step.count / nranks_;
-  const ncclResult_t r = Guarded(deadline, [&]() -> ncclResult_t {
-    switch (step.op) {
-      case core::Op::kAllReduce:
-        return ncclAllReduce(b.send, b.recv, step.count, t, op, comm_, stream_);
-      case core::Op::kAllGather:
-        return ncclAllGather(b.send, b.recv, chunk, t, comm_, stream_);
-      case core::Op::kReduceScatter:
-        return ncclReduceScatter(b.send, b.recv, chunk, t, op, comm_, stream_);
-      case core::Op::kBroadcast:
-        return ncclBroadcast(b.send, b.recv, step.count, t, step.root, comm_,
-                             stream_);
-      case core::Op::kReduce:
-        return ncclReduce(b.send, b.recv, step.count, t, op, step.root, comm_,
-                          stream_);
-      case core::Op::kAllToAll:
-        return ncclAlltoAll(b.send, b.recv, chunk, t, comm_, stream_);
-      case core::Op::kGather:
-        return ncclGather(b.send, b.recv, chunk, t, step.root, comm_, stream_);
-      case core::Op::kScatter:
-        return ncclScatter(b.send, b.recv, chunk, t, step.root, comm_, stream_);
-      case core::Op::kSendRecv: {
-        // A ring, as nccl-tests: send to the next rank, receive from the
-        // previous one.
-        ncclGroupStart();
-        ncclSend(b.send, step.count, t, (rank_ + 1) % nranks_, comm_, stream_);
-        ncclRecv(b.recv, step.count, t, (rank_ - 1 + nranks_) % nranks_, comm_,
-                 stream_);
-        return ncclGroupEnd();
-      }
-    }
-    return ncclInvalidArgument;
-  });
+  return GuardedEnqueue(
+      core::OpName(step.op), deadline, options, [&]() -> ncclResult_t {
+        switch (step.op) {
+          case core::Op::kAllReduce:
+            return ncclAllReduce(b.send, b.recv, step.count, t, op, comm_,
+                                 stream_);
+          case core::Op::kAllGather:
+            return ncclAllGather(b.send, b.recv, chunk, t, comm_, stream_);
+          case core::Op::kReduceScatter:
+            return ncclReduceScatter(b.send, b.recv, chunk, t, op, comm_,
+                                     stream_);
+          case core::Op::kBroadcast:
+            return ncclBroadcast(b.send, b.recv, step.count, t, step.root,
+                                 comm_, stream_);
+          case core::Op::kReduce:
+            return ncclReduce(b.send, b.recv, step.count, t, op, step.root,
+                              comm_, stream_);
+          case core::Op::kAllToAll:
+            return ncclAlltoAll(b.send, b.recv, chunk, t, comm_, stream_);
+          case core::Op::kGather:
+            return ncclGather(b.send, b.recv, chunk, t, step.root, comm_,
+                              stream_);
+          case core::Op::kScatter:
+            return ncclScatter(b.send, b.recv, chunk, t, step.root, comm_,
+                               stream_);
+          case core::Op::kSendRecv: {
+            // A ring, as nccl-tests: send to the next rank, receive from the
+            // previous one.
+            ncclGroupStart();
+            ncclSend(b.send, step.count, t, (rank_ + 1) % nranks_, comm_,
+                     stream_);
+            ncclRecv(b.recv, step.count, t, (rank_ - 1 + nranks_) % nranks_,
+                     comm_, stream_);
+            return ncclGroupEnd();
+          }
+        }
+        return ncclInvalidArgument;
+      });
+}
+
+absl::Status NcclCommunicator::GuardedEnqueue(
+    absl::string_view what, absl::Time deadline, const RunOptions& options,
+    const std::function<ncclResult_t()>& call) {
+  if (broken_) return absl::AbortedError("communicator was aborted");
+  const ncclResult_t r = Guarded(deadline, call);
   if (watchdog_fired_) {
     if (abort_requested_ ||
         (options.cancelled != nullptr && options.cancelled->load())) {
       return absl::AbortedError("aborted");
     }
     return absl::DeadlineExceededError(absl::StrCat(
-        core::OpName(step.op), " blocked past its deadline (per-op timeout ",
+        what, " blocked past its deadline (per-op timeout ",
         absl::FormatDuration(options.op_timeout), "); communicator aborted"));
   }
   if (r != ncclSuccess) {
-    return Fail(NcclToStatus(r, core::OpName(step.op), comm_));
+    return Fail(NcclToStatus(r, what, comm_));
   }
   return absl::OkStatus();
 }
@@ -260,170 +275,6 @@ absl::Status NcclCommunicator::Wait(cudaEvent_t event, absl::Time deadline,
     // Spin first (small messages finish in microseconds), then yield.
     if (++spins > 1000) sched_yield();
   }
-}
-
-absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
-                                         const Buffers& b,
-                                         const RunOptions& options,
-                                         const LoopTiming& timing,
-                                         std::vector<double>* seconds,
-                                         double* arrival_sum) {
-  const int last = timing.one_by_one ? options.iters : 1;
-  FP_RETURN_IF_ERROR(
-      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-  for (int i = 0; i < options.iters; ++i) {
-    if (EntersLate(options, i)) absl::SleepFor(options.late_entry);
-    if (arrival_sum != nullptr) {
-      *arrival_sum += absl::ToDoubleSeconds(absl::Now() - timing.shared_start);
-    }
-    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
-    if (timing.one_by_one || i == options.iters - 1) {
-      FP_RETURN_IF_ERROR(CudaToStatus(
-          cudaEventRecord(events_[timing.one_by_one ? i + 1 : 1], stream_),
-          "cudaEventRecord"));
-    }
-  }
-  FP_RETURN_IF_ERROR(Wait(events_[last], timing.deadline, options));
-  seconds->clear();
-  for (int i = 0; i < last; ++i) {
-    float ms = 0;
-    FP_RETURN_IF_ERROR(
-        CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
-                     "cudaEventElapsedTime"));
-    seconds->push_back(ms / 1e3);
-  }
-  if (!timing.one_by_one) {
-    seconds->assign(options.iters, seconds->front() / options.iters);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
-                                              const Buffers& b,
-                                              const RunOptions& options,
-                                              StepOutcome* outcome) {
-  while (events_.size() < static_cast<size_t>(options.iters) + 1) {
-    cudaEvent_t e;
-    FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
-    events_.push_back(e);
-  }
-  LoopTiming timing;
-  // Room for the warm-ups and two timed loops (see below).
-  timing.deadline = absl::Now() + options.op_timeout * (options.warmup_iters +
-                                                        2 * options.iters);
-  const absl::Time warm_start = absl::Now();
-  for (int i = 0; i < options.warmup_iters; ++i) {
-    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
-  }
-  // The warm-ups' last collective completes on every rank at about the same
-  // moment: that is the step's start the ranks share, from which each rank
-  // stamps its entry into each timed op (nccl-tests also drains the stream
-  // between warm-ups and timing). Without warm-ups there is no shared start
-  // and no arrival times.
-  const bool arrivals = options.warmup_iters > 0;
-  absl::Duration warm_op = absl::InfiniteDuration();
-  if (arrivals) {
-    FP_RETURN_IF_ERROR(
-        CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-    FP_RETURN_IF_ERROR(Wait(events_[0], timing.deadline, options));
-    timing.shared_start = absl::Now();
-    warm_op = (timing.shared_start - warm_start) / options.warmup_iters;
-  }
-  // Per-iteration events (the default) time each iteration on its own, for
-  // p50/p99, at the cost of an event record between ops (about 2 us per
-  // op on an H200: README, "Percentiles and their cost"). Where an op takes
-  // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
-  // warm-ups), one loop timed one by one gives the mean and the
-  // percentiles. Shorter ops get the mean from a loop timed as a whole
-  // (nccl-tests' method, no event between ops) and the percentiles from a
-  // second loop timed one by one. With FABRICPULSE_ITER_EVENTS=0 only the
-  // loop timed as a whole runs, and the percentiles are absent. Without
-  // warm-ups there is no estimate: one loop timed one by one.
-  const bool second_pass =
-      per_iteration_events_ && warm_op < kOneByOneAloneAbove;
-  timing.one_by_one = per_iteration_events_ && !second_pass;
-  double arrival_sum = 0;
-  FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing,
-                               &outcome->iteration_seconds,
-                               arrivals ? &arrival_sum : nullptr));
-  outcome->timed_one_by_one = timing.one_by_one;
-  if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
-  if (second_pass) {
-    outcome->loop_mean_seconds = outcome->iteration_seconds.front();
-    timing.one_by_one = true;
-    FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing,
-                                 &outcome->iteration_seconds, nullptr));
-    outcome->timed_one_by_one = true;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status NcclCommunicator::TimeGraph(const core::Step& step,
-                                         const Buffers& b,
-                                         const RunOptions& options,
-                                         StepOutcome* outcome) {
-  while (events_.size() < 2) {
-    cudaEvent_t e;
-    FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
-    events_.push_back(e);
-  }
-  // One op outside the capture first: a blocking communicator connects to
-  // its peers lazily, which is not allowed while a stream is capturing.
-  const absl::Time warm_deadline = absl::Now() + options.op_timeout;
-  FP_RETURN_IF_ERROR(Enqueue(step, b, warm_deadline, options));
-  FP_RETURN_IF_ERROR(
-      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-  FP_RETURN_IF_ERROR(Wait(events_[0], warm_deadline, options));
-  // Capture the timed iterations once, then time replays of the graph.
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  FP_RETURN_IF_ERROR(CudaToStatus(
-      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-      "cudaStreamBeginCapture"));
-  const int launches = options.warmup_iters > 0 ? 2 : 1;
-  const absl::Time deadline =
-      absl::Now() + options.op_timeout * launches * options.iters;
-  absl::Status captured;
-  for (int i = 0; i < options.iters && captured.ok(); ++i) {
-    captured = Enqueue(step, b, deadline, options);
-  }
-  cudaError_t end = cudaStreamEndCapture(stream_, &graph);
-  if (captured.ok()) captured = CudaToStatus(end, "cudaStreamEndCapture");
-  if (captured.ok()) {
-    captured = CudaToStatus(cudaGraphInstantiate(&exec, graph, 0),
-                            "cudaGraphInstantiate");
-  }
-  // One replay warms up (when warm-ups are asked for), one is timed.
-  for (int l = 0; l < launches && captured.ok(); ++l) {
-    if (l == launches - 1) {
-      captured =
-          CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord");
-    }
-    if (captured.ok()) {
-      captured =
-          CudaToStatus(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch");
-    }
-  }
-  if (captured.ok()) {
-    captured =
-        CudaToStatus(cudaEventRecord(events_[1], stream_), "cudaEventRecord");
-  }
-  if (captured.ok()) {
-    captured = Wait(events_[1], deadline, options);
-  }
-  float ms = 0;
-  if (captured.ok()) {
-    captured = CudaToStatus(cudaEventElapsedTime(&ms, events_[0], events_[1]),
-                            "cudaEventElapsedTime");
-  }
-  if (exec != nullptr) cudaGraphExecDestroy(exec);
-  if (graph != nullptr) cudaGraphDestroy(graph);
-  if (!captured.ok()) return broken_ ? captured : Fail(captured);
-  // A replay gives only the total: every iteration gets the mean, and
-  // neither percentiles nor arrival times were measured.
-  outcome->iteration_seconds.assign(options.iters, ms / 1e3 / options.iters);
-  outcome->timed_one_by_one = false;
-  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> NcclCommunicator::CheckData(const core::Step& step,
@@ -475,6 +326,11 @@ absl::StatusOr<StepOutcome> NcclCommunicator::RunStep(
     return abort_requested_ ? absl::AbortedError("communicator was aborted")
                             : absl::FailedPreconditionError(
                                   "communicator is broken; build a new one");
+  }
+  // Refused before anything runs (the communicator stays usable): a CUDA
+  // graph replays a fixed count, and bad settings would never stop.
+  if (options.adaptive.enabled) {
+    FP_RETURN_IF_ERROR(core::ValidateAdaptive(options.adaptive, options.graph));
   }
   FP_RETURN_IF_ERROR(CudaToStatus(cudaSetDevice(gpu_), "cudaSetDevice"));
   const core::BufferLayout layout =

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
 
@@ -33,6 +34,11 @@ class NcclCommunicator : public Communicator {
                                       const RunOptions& options) override;
   void TrimBuffers(uint64_t keep_bytes) override;
   uint64_t buffer_bytes() const override { return buffer_bytes_; }
+  // ncclAllReduce(ncclMax) of ncclDouble on a small device buffer of its
+  // own (allocated at the first call, freed with the communicator), on the
+  // communicator's stream, polled like every op (Wait).
+  absl::StatusOr<std::vector<double>> AgreeMax(
+      const std::vector<double>& values, const RunOptions& options) override;
   bool broken() const override { return broken_.load(); }
   void Abort() override;
 
@@ -62,6 +68,14 @@ class NcclCommunicator : public Communicator {
   // reports the enqueue in progress. Failures abort the communicator.
   absl::Status Enqueue(const core::Step& step, const Buffers& b,
                        absl::Time deadline, const RunOptions& options);
+  // Runs `call` (enqueues one NCCL collective named `what`) under the
+  // watchdog and maps its result: Enqueue's and RunAgreeMax's common part.
+  absl::Status GuardedEnqueue(absl::string_view what, absl::Time deadline,
+                              const RunOptions& options,
+                              const std::function<ncclResult_t()>& call);
+  // AgreeMax without its argument checks; failures abort (as Wait does).
+  absl::StatusOr<std::vector<double>> RunAgreeMax(
+      const std::vector<double>& values, const RunOptions& options);
   // Polls `event` (cudaEventQuery + ncclCommGetAsyncError) until it
   // completes, the deadline passes or the sweep is cancelled/aborted. On any
   // failure the communicator is aborted and marked broken.
@@ -72,17 +86,30 @@ class NcclCommunicator : public Communicator {
     absl::Time deadline;
     bool one_by_one = false;  // an event between ops, else around the loop
     absl::Time shared_start;  // arrival stamps count from here
+    int first = 0;  // index of the loop's first op among the step's timed ops
   };
   // Ops at least this long (warm-ups' mean, host clock) are timed one by
   // one in a single loop: the events' cost is then below 1 %.
   static constexpr absl::Duration kOneByOneAloneAbove = absl::Microseconds(200);
-  // Runs options.iters timed ops; *seconds gets each op's time (one by one)
-  // or the loop's mean for each; adds arrival stamps when arrival_sum.
+  // Creates events until there are `count`.
+  absl::Status EnsureEvents(int count);
+  // Runs `iters` timed ops; *seconds gets each op's time (one by one) or
+  // the loop's mean for each; adds arrival stamps when arrival_sum.
   absl::Status TimedLoop(const core::Step& step, const Buffers& b,
                          const RunOptions& options, const LoopTiming& timing,
-                         std::vector<double>* seconds, double* arrival_sum);
-  // Fill outcome->iteration_seconds, timed_one_by_one, loop_mean_seconds and
-  // arrival_seconds.
+                         int iters, std::vector<double>* seconds,
+                         double* arrival_sum);
+  // The timed loops of adaptive mode: batches as core::RunAdaptiveBatches
+  // asks, each followed by an agreement; with `second_pass` (short ops)
+  // each batch is a loop timed as a whole then one timed one by one. Fills
+  // outcome->iteration_seconds, iterations, timed_one_by_one and
+  // loop_mean_seconds.
+  absl::Status TimeAdaptive(const core::Step& step, const Buffers& b,
+                            const RunOptions& options, const LoopTiming& timing,
+                            bool second_pass, double* arrival_sum,
+                            StepOutcome* outcome);
+  // Fill outcome->iteration_seconds, iterations, timed_one_by_one,
+  // loop_mean_seconds and arrival_seconds.
   absl::Status TimeIterations(const core::Step& step, const Buffers& b,
                               const RunOptions& options, StepOutcome* outcome);
   absl::Status TimeGraph(const core::Step& step, const Buffers& b,
@@ -101,6 +128,10 @@ class NcclCommunicator : public Communicator {
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> events_;
   unsigned long long* wrong_counter_ = nullptr;
+  // AgreeMax's buffers (kMaxAgreeValues doubles each) and event.
+  double* agree_device_ = nullptr;
+  double* agree_host_ = nullptr;  // pinned
+  cudaEvent_t agree_event_ = nullptr;
   void* buffer_ = nullptr;
   uint64_t buffer_bytes_ = 0;
   std::atomic<bool> broken_{false};

@@ -160,7 +160,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?, ?)")
+                                      "?, ?, ?, ?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {

@@ -91,6 +91,9 @@ struct StepRecord {
   // baseline; also for steps stored before baselines needed min_sweeps).
   double baseline_time_seconds = 0;
   int baseline_sweeps = 0;
+  // Timed iterations every rank ran (0: unknown, a step stored before
+  // schema version 5 whose spec did not say).
+  int iterations = 0;
 };
 
 struct SweepWithSteps {

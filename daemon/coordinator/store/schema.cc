@@ -89,6 +89,16 @@ ALTER TABLE steps ADD COLUMN wrong_by_rank TEXT NOT NULL DEFAULT '';
 ALTER TABLE steps ADD COLUMN last_arrival_rank INTEGER;
 ALTER TABLE steps ADD COLUMN arrival_lateness_seconds REAL;
 )sql",
+    // 5: the timed iterations every rank ran. Steps stored before ran the
+    // fixed count of their sweep's spec (its JSON's "iters"; 0 when the
+    // spec does not say or is not JSON).
+    R"sql(
+ALTER TABLE steps ADD COLUMN iterations INTEGER NOT NULL DEFAULT 0;
+UPDATE steps SET iterations = COALESCE((
+  SELECT CASE WHEN json_valid(sweeps.spec_json)
+    THEN CAST(json_extract(sweeps.spec_json, '$.iters') AS INTEGER) END
+  FROM sweeps WHERE sweeps.id = steps.sweep_id), 0);
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -305,7 +315,7 @@ const char kStepColumns[] =
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
     "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
-    "last_arrival_rank, arrival_lateness_seconds";
+    "last_arrival_rank, arrival_lateness_seconds, iterations";
 
 namespace {
 
@@ -398,6 +408,7 @@ StepRecord ReadStepRow(const Statement& stmt) {
     step.last_arrival_rank = static_cast<int>(stmt.ColumnInt(23));
   }
   step.arrival_lateness_seconds = OptionalDouble(stmt, 24);
+  step.iterations = static_cast<int>(stmt.ColumnInt(25));
   return step;
 }
 
@@ -454,6 +465,7 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
     stmt.BindNull(24);
   }
   BindOptionalDouble(stmt, 25, step.arrival_lateness_seconds);
+  stmt.BindInt(26, step.iterations);
 }
 
 }  // namespace fabricpulse::coordinator

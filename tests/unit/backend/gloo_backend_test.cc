@@ -28,6 +28,7 @@
 #include "daemon/core/sweep_spec.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/in_memory_kv_store.h"
+#include "tests/unit/backend/gloo_test_ranks.h"
 
 namespace fabricpulse::backend {
 namespace {
@@ -37,54 +38,12 @@ using core::Op;
 using core::RedOp;
 using Clock = std::chrono::steady_clock;
 
-constexpr absl::Duration kInitTimeout = absl::Seconds(20);
-constexpr absl::Duration kOpTimeout = absl::Seconds(20);
-
-// Runs fn(rank) on one thread per rank and returns the results by rank.
-template <typename Fn>
-auto OnAllRanks(int nranks, Fn fn) {
-  std::vector<decltype(fn(0))> results(nranks);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < nranks; ++rank) {
-    threads.emplace_back([&, rank] { results[rank] = fn(rank); });
-  }
-  for (std::thread& thread : threads) thread.join();
-  return results;
-}
-
-CommunicatorOptions OptionsFor(int rank, int nranks,
-                               absl::Duration init_timeout = kInitTimeout) {
-  CommunicatorOptions options;
-  options.rank = rank;
-  options.nranks = nranks;
-  options.key_prefix = "test/comm0";
-  options.init_timeout = init_timeout;
-  return options;
-}
-
-// Connects `nranks` communicators concurrently; empty on failure.
-std::vector<std::unique_ptr<Communicator>> ConnectAll(
-    GlooBackend& backend, fakes::InMemoryKvStore& store, int nranks) {
-  auto created = OnAllRanks(nranks, [&](int rank) {
-    return backend.CreateCommunicator(OptionsFor(rank, nranks), &store);
-  });
-  std::vector<std::unique_ptr<Communicator>> comms;
-  for (auto& comm : created) {
-    EXPECT_TRUE(comm.ok()) << comm.status();
-    if (!comm.ok()) return {};
-    comms.push_back(*std::move(comm));
-  }
-  return comms;
-}
-
-// Destroys the communicators concurrently: each closes its pairs, waiting
-// for a tick of Gloo's event loop, so this keeps tests quick.
-void DestroyAll(std::vector<std::unique_ptr<Communicator>>& comms) {
-  OnAllRanks(static_cast<int>(comms.size()), [&](int rank) {
-    comms[rank].reset();
-    return 0;
-  });
-}
+using gloo_test::ConnectAll;
+using gloo_test::DestroyAll;
+using gloo_test::kInitTimeout;
+using gloo_test::kOpTimeout;
+using gloo_test::OnAllRanks;
+using gloo_test::OptionsFor;
 
 core::Step MakeStep(Op op, DType dtype, RedOp redop, bool in_place, int nranks,
                     uint64_t bytes = 3000) {

@@ -102,7 +102,8 @@ TEST(BaselineComparisonTest, JsonCarriesTheBaselineOrNull) {
                               "      \"baseline_sweeps\": 0,\n"
                               "      \"judged_on\": null,\n"
                               "      \"baseline_time_us\": null,\n"
-                              "      \"baseline_busbw_gbps\": null\n"));
+                              "      \"baseline_busbw_gbps\": null,\n"
+                              "      \"iterations\": null\n"));
 }
 
 }  // namespace

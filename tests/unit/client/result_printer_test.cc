@@ -538,14 +538,16 @@ TEST(CsvPrinterTest, HeaderThenOneFlushedLinePerResult) {
       "busbw_gbps,wrong,slowest_rank,min_rank_time_us,max_rank_time_us,"
       "p50_us,p99_us,wrong_by_rank,last_arrival_rank,arrival_lateness_us,"
       "regression,baseline_sweeps,judged_on,baseline_time_us,"
-      "baseline_busbw_gbps\n";
+      "baseline_busbw_gbps,iterations\n";
   EXPECT_EQ(p.out.str(), header);
-  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  v1::StepResult first = Result("all_reduce", kMiB, false, 100e-6);
+  first.set_iterations(20);
+  p.printer->Add(first);
   EXPECT_EQ(p.out.str(),
             header +
                 "all_reduce,1048576,262144,float,sum,-1,false,100,"
                 "10.48576,15.72864,0,3,90,100,100,110,{},,,false,0,"
-                ",,\n");
+                ",,,20\n");
   p.printer->Add(Result("all_reduce", kMiB, true, 100e-6));
   p.printer->Finish(Finished("failed", "x"));
   const std::vector<std::string> lines =

@@ -18,6 +18,7 @@
 #include "daemon/coordinator/store/schema.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/coordinator/history_db_test.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -83,6 +84,7 @@ StepRecord MakeStep(const std::string& sweep_id, int index, double busbw,
   if (index > 0) step.wrong_by_rank = {{1, index}, {3, 2 * index}};
   step.baseline_sweeps = index % 2 == 1 ? 5 : 0;
   step.baseline_time_seconds = index % 2 == 1 ? 0.0015 : 0;
+  step.iterations = 20 + index;
   return step;
 }
 
@@ -132,46 +134,10 @@ void ExpectSameStep(const StepRecord& a, const StepRecord& b) {
   EXPECT_EQ(a.arrival_lateness_seconds, b.arrival_lateness_seconds);
   EXPECT_EQ(a.baseline_time_seconds, b.baseline_time_seconds);
   EXPECT_EQ(a.baseline_sweeps, b.baseline_sweeps);
+  EXPECT_EQ(a.iterations, b.iterations);
 }
 
-class HistoryStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string templ = ::testing::TempDir() + "history_store_test.XXXXXX";
-    ASSERT_NE(mkdtemp(templ.data()), nullptr) << templ;
-    dir_ = templ;
-    path_ = dir_ + "/history.db";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::unique_ptr<HistoryStore> OpenStore() {
-    absl::StatusOr<std::unique_ptr<HistoryStore>> store =
-        HistoryStore::Open(path_);
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
-
-  // Runs `sql` on the file directly, outside the store.
-  void RawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
-              SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
-  }
-
-  int RawUserVersion() {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    absl::StatusOr<int> version = ReadSchemaVersion(db);
-    sqlite3_close(db);
-    return version.ok() ? *version : -1;
-  }
-
-  std::string dir_;
-  std::string path_;
-};
+using HistoryStoreTest = HistoryDbTest;
 
 TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   std::unique_ptr<HistoryStore> store = OpenStore();
@@ -436,7 +402,7 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
     ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
   }
   // What a version-1 coordinator left: no straggler column, no baseline
-  // time or sweep count, no per-rank step columns.
+  // time or sweep count, no per-rank step columns, no iteration count.
   RawExec(
       "ALTER TABLE sweeps DROP COLUMN straggler; "
       "ALTER TABLE steps DROP COLUMN baseline_time_seconds; "
@@ -444,6 +410,7 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
       "ALTER TABLE steps DROP COLUMN wrong_by_rank; "
       "ALTER TABLE steps DROP COLUMN last_arrival_rank; "
       "ALTER TABLE steps DROP COLUMN arrival_lateness_seconds; "
+      "ALTER TABLE steps DROP COLUMN iterations; "
       "PRAGMA user_version = 1");
   ASSERT_EQ(RawUserVersion(), 1);
   std::unique_ptr<HistoryStore> store = OpenStore();
@@ -458,6 +425,7 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   EXPECT_TRUE(old->steps[0].regression);
   EXPECT_EQ(old->steps[0].baseline_sweeps, 0);
   EXPECT_EQ(old->steps[0].baseline_time_seconds, 0);
+  EXPECT_EQ(old->steps[0].iterations, 0);  // its spec JSON has no iters
   ASSERT_TRUE(store->BeginSweep(MakeSweep("new", 20)).ok());
   ASSERT_TRUE(store->RecordStraggler("new", "rank 0 (node a)").ok());
   EXPECT_EQ(store->GetSweep("new")->sweep.straggler, "rank 0 (node a)");

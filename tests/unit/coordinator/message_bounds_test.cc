@@ -95,6 +95,7 @@ v1::StepResult LongestResult(int index) {
   r.set_regression(true);
   r.set_last_arrival_rank(core::kMaxRanks - 1);
   r.set_baseline_sweeps(1000);
+  r.set_iterations(core::kMaxIters);
   for (size_t i = 0; i < core::kMaxWrongRanksPerStep; ++i) {
     (*r.mutable_wrong_by_rank())[core::kMaxRanks - 1 - static_cast<int>(i)] =
         std::numeric_limits<int64_t>::max();
@@ -130,6 +131,10 @@ v1::SweepSpec LongestSpec() {
     op->set_max_bytes(core::kMaxBytes);
     op->set_buffer_bytes(std::numeric_limits<uint64_t>::max());
   }
+  spec.mutable_adaptive()->set_tolerance(0.5);
+  spec.mutable_adaptive()->set_min_iters(core::kMaxIters);
+  spec.mutable_adaptive()->set_max_iters(core::kMaxIters);
+  spec.mutable_adaptive()->set_step_time_cap_seconds(3600);
   return spec;
 }
 

@@ -7,25 +7,13 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/core/config_test_util.h"
 
 namespace fabricpulse::core {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-
-// Lines joined with '\n', so that element i is file line i + 1.
-std::string Yaml(std::initializer_list<absl::string_view> lines) {
-  return absl::StrJoin(lines, "\n");
-}
-
-// The error message of parsing `text` ("OK" when it parses).
-std::string ErrorOf(const std::string& text) {
-  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(text);
-  if (config.ok()) return "OK";
-  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
-  return std::string(config.status().message());
-}
 
 CronSchedule Cron(const std::string& expr, const std::string& zone) {
   return CronSchedule::Parse(expr, zone).value();
@@ -189,7 +177,7 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
             "to 100000");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 99999999999"})),
             "config line 3: plans.p.iters: 99999999999 is out of range; "
-            "allowed: 1 to 1000000");
+            "allowed: 1 to 1000000, or auto");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    min_bytes: 1G"})),
             "config line 3: plans.p.min_bytes: 1G is greater than max_bytes "
             "32M; allowed: min_bytes <= max_bytes");
@@ -232,7 +220,8 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    check: maybe"})),
             "config line 3: plans.p.check: 'maybe' is not true or false");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: many"})),
-            "config line 3: plans.p.iters: 'many' is not a whole number");
+            "config line 3: plans.p.iters: 'many' is not a whole number or "
+            "auto");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    nodes: [a, b, a]"})),
             "config line 3: plans.p.nodes[2]: duplicate node 'a'");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    nodes: a"})),
@@ -275,8 +264,9 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
             "history, plans, schedules, timezone");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
             "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
-            "factor, fresh_comm, graph, iters, max_bytes, min_bytes, nodes, "
-            "ops, placement, redop, root, step_bytes, timeout, warmup");
+            "factor, fresh_comm, graph, iters, max_bytes, max_iters, "
+            "min_bytes, min_iters, nodes, ops, placement, redop, root, "
+            "step_bytes, step_time_cap, timeout, tolerance, warmup");
   EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 5", "  window: 6"})),
             "config line 3: baseline.window: duplicate key (first at line 2)");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p: {}", "  q: {}", "  p: {}"})),

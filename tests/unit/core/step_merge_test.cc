@@ -205,5 +205,22 @@ TEST(MergeStepTest, FewWrongRanksAreAllListed) {
   EXPECT_EQ(merged.wrong_by_rank, (std::map<int, int64_t>{{0, 3}, {2, 1}}));
 }
 
+TEST(MergeStepTest, IterationsAreTheCountEveryRankRan) {
+  const Step step = MakeStep(Op::kAllReduce, kMiB);
+  std::vector<RankStepTiming> ranks = {Timing(0, 1e-3), Timing(1, 2e-3),
+                                       Timing(2, 1e-3)};
+  for (RankStepTiming& r : ranks) r.iterations = 37;
+  EXPECT_EQ(MergeStep(step, ranks, 3).iterations, 37);
+  EXPECT_TRUE(MergeStep(step, ranks, 3).iterations_agree);
+  // A rank that does not say (0) is left out.
+  ranks[2].iterations = 0;
+  EXPECT_TRUE(MergeStep(step, ranks, 3).iterations_agree);
+  // Ranks never differ (adaptive mode agrees); if they did, the largest,
+  // and the merge says so.
+  ranks[1].iterations = 40;
+  EXPECT_EQ(MergeStep(step, ranks, 3).iterations, 40);
+  EXPECT_FALSE(MergeStep(step, ranks, 3).iterations_agree);
+}
+
 }  // namespace
 }  // namespace fabricpulse::core

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -26,6 +27,10 @@ class StubComm : public backend::Communicator {
   }
   void TrimBuffers(uint64_t) override {}
   uint64_t buffer_bytes() const override { return 0; }
+  absl::StatusOr<std::vector<double>> AgreeMax(
+      const std::vector<double>& values, const backend::RunOptions&) override {
+    return values;
+  }
   bool broken() const override { return false; }
   void Abort() override {}
 };

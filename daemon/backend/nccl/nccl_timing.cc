@@ -1,0 +1,239 @@
+// NcclCommunicator's timed iterations: loops timed one by one or as a
+// whole, adaptive batches, and CUDA-graph replays.
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "daemon/backend/nccl/cuda_status.h"
+#include "daemon/backend/nccl/nccl_communicator.h"
+#include "daemon/core/adaptive_loop.h"
+#include "daemon/core/clock.h"
+#include "daemon/core/status_macros.h"
+
+namespace fabricpulse::backend {
+
+absl::Status NcclCommunicator::EnsureEvents(int count) {
+  while (events_.size() < static_cast<size_t>(count)) {
+    cudaEvent_t e;
+    FP_RETURN_IF_ERROR(CudaToStatus(cudaEventCreate(&e), "cudaEventCreate"));
+    events_.push_back(e);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
+                                         const Buffers& b,
+                                         const RunOptions& options,
+                                         const LoopTiming& timing, int iters,
+                                         std::vector<double>* seconds,
+                                         double* arrival_sum) {
+  const int last = timing.one_by_one ? iters : 1;
+  FP_RETURN_IF_ERROR(EnsureEvents(last + 1));
+  FP_RETURN_IF_ERROR(
+      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+  for (int i = 0; i < iters; ++i) {
+    if (EntersLate(options, timing.first + i)) {
+      absl::SleepFor(options.late_entry);
+    }
+    if (arrival_sum != nullptr) {
+      *arrival_sum += absl::ToDoubleSeconds(absl::Now() - timing.shared_start);
+    }
+    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
+    if (timing.one_by_one || i == iters - 1) {
+      FP_RETURN_IF_ERROR(CudaToStatus(
+          cudaEventRecord(events_[timing.one_by_one ? i + 1 : 1], stream_),
+          "cudaEventRecord"));
+    }
+  }
+  FP_RETURN_IF_ERROR(Wait(events_[last], timing.deadline, options));
+  seconds->clear();
+  for (int i = 0; i < last; ++i) {
+    float ms = 0;
+    FP_RETURN_IF_ERROR(
+        CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
+                     "cudaEventElapsedTime"));
+    seconds->push_back(ms / 1e3);
+  }
+  if (!timing.one_by_one) seconds->assign(iters, seconds->front() / iters);
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::TimeAdaptive(
+    const core::Step& step, const Buffers& b, const RunOptions& options,
+    const LoopTiming& timing, bool second_pass, double* arrival_sum,
+    StepOutcome* outcome) {
+  // Every batch runs with a deadline of its own:
+  // - ops timed one by one (>= kOneByOneAloneAbove): one loop per batch;
+  //   the interval is over the per-iteration times;
+  // - short ops (second_pass): per batch, the loop timed as a whole (the
+  //   mean, and the arrival stamps), then the same iterations timed one by
+  //   one (the percentiles); the interval is over the per-iteration times
+  //   of the second loop, whose spread is the ops' own (an event between
+  //   ops adds a near-constant cost, not noise). Interleaving the two keeps
+  //   the percentile pass as long as the mean's loop, as in fixed mode;
+  // - FABRICPULSE_ITER_EVENTS=0: one loop timed as a whole per batch; only
+  //   batch means exist, and the interval is over those (batches of
+  //   min_iters each).
+  LoopTiming mean_timing = timing;
+  mean_timing.one_by_one = timing.one_by_one;
+  LoopTiming each_timing = timing;
+  each_timing.one_by_one = true;
+  double loop_sum = 0;  // seconds, over the loops timed as a whole
+  std::vector<double> loop_seconds;
+  auto batch = [&](int iters, std::vector<double>* seconds) {
+    mean_timing.deadline = absl::Now() + options.op_timeout * iters;
+    FP_RETURN_IF_ERROR(TimedLoop(step, b, options, mean_timing, iters,
+                                 second_pass ? &loop_seconds : seconds,
+                                 arrival_sum));
+    mean_timing.first += iters;
+    if (!second_pass) return absl::OkStatus();
+    loop_sum += loop_seconds.front() * iters;
+    each_timing.deadline = absl::Now() + options.op_timeout * iters;
+    return TimedLoop(step, b, options, each_timing, iters, seconds, nullptr);
+  };
+  auto agree = [&](const std::vector<double>& values) {
+    return RunAgreeMax(values, options);
+  };
+  const bool batch_means = !timing.one_by_one && !second_pass;
+  FP_ASSIGN_OR_RETURN(
+      core::AdaptiveRun run,
+      core::RunAdaptiveBatches(options.adaptive, batch_means, batch, agree,
+                               *core::RealClock::Get()));
+  outcome->iteration_seconds = std::move(run.seconds);
+  outcome->iterations = run.iterations;
+  outcome->timed_one_by_one = timing.one_by_one || second_pass;
+  if (second_pass) outcome->loop_mean_seconds = loop_sum / run.iterations;
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
+                                              const Buffers& b,
+                                              const RunOptions& options,
+                                              StepOutcome* outcome) {
+  const bool adaptive = options.adaptive.enabled;
+  const int planned = adaptive ? options.adaptive.max_iters : options.iters;
+  FP_RETURN_IF_ERROR(EnsureEvents(adaptive ? 1 : planned + 1));
+  LoopTiming timing;
+  // Room for the warm-ups and two timed loops (see below); adaptive batches
+  // get deadlines of their own.
+  timing.deadline =
+      absl::Now() + options.op_timeout * (options.warmup_iters + 2 * planned);
+  const absl::Time warm_start = absl::Now();
+  for (int i = 0; i < options.warmup_iters; ++i) {
+    FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
+  }
+  // The warm-ups' last collective completes on every rank at about the same
+  // moment: that is the step's start the ranks share, from which each rank
+  // stamps its entry into each timed op (nccl-tests also drains the stream
+  // between warm-ups and timing). Without warm-ups there is no shared start
+  // and no arrival times.
+  const bool arrivals = options.warmup_iters > 0;
+  absl::Duration warm_op = absl::InfiniteDuration();
+  if (arrivals) {
+    FP_RETURN_IF_ERROR(
+        CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+    FP_RETURN_IF_ERROR(Wait(events_[0], timing.deadline, options));
+    timing.shared_start = absl::Now();
+    warm_op = (timing.shared_start - warm_start) / options.warmup_iters;
+  }
+  // Per-iteration events (the default) time each iteration on its own, for
+  // p50/p99, at the cost of an event record between ops (about 2 us per
+  // op on an H200: README, "Percentiles and their cost"). Where an op takes
+  // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
+  // warm-ups), one loop timed one by one gives the mean and the
+  // percentiles. Shorter ops get the mean from a loop timed as a whole
+  // (nccl-tests' method, no event between ops) and the percentiles from a
+  // second loop timed one by one. With FABRICPULSE_ITER_EVENTS=0 only the
+  // loop timed as a whole runs, and the percentiles are absent. Without
+  // warm-ups there is no estimate: one loop timed one by one. Adaptive
+  // batches do the same per batch (TimeAdaptive).
+  const bool second_pass =
+      per_iteration_events_ && warm_op < kOneByOneAloneAbove;
+  timing.one_by_one = per_iteration_events_ && !second_pass;
+  double arrival_sum = 0;
+  double* arrival_ptr = arrivals ? &arrival_sum : nullptr;
+  if (adaptive) {
+    FP_RETURN_IF_ERROR(TimeAdaptive(step, b, options, timing, second_pass,
+                                    arrival_ptr, outcome));
+    if (arrivals) outcome->arrival_seconds = arrival_sum / outcome->iterations;
+    return absl::OkStatus();
+  }
+  FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing, options.iters,
+                               &outcome->iteration_seconds, arrival_ptr));
+  outcome->iterations = options.iters;
+  outcome->timed_one_by_one = timing.one_by_one;
+  if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
+  if (second_pass) {
+    outcome->loop_mean_seconds = outcome->iteration_seconds.front();
+    timing.one_by_one = true;
+    FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing, options.iters,
+                                 &outcome->iteration_seconds, nullptr));
+    outcome->timed_one_by_one = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::TimeGraph(const core::Step& step,
+                                         const Buffers& b,
+                                         const RunOptions& options,
+                                         StepOutcome* outcome) {
+  FP_RETURN_IF_ERROR(EnsureEvents(2));
+  // One op outside the capture first: a blocking communicator connects to
+  // its peers lazily, which is not allowed while a stream is capturing.
+  const absl::Time warm_deadline = absl::Now() + options.op_timeout;
+  FP_RETURN_IF_ERROR(Enqueue(step, b, warm_deadline, options));
+  FP_RETURN_IF_ERROR(
+      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+  FP_RETURN_IF_ERROR(Wait(events_[0], warm_deadline, options));
+  // Capture the timed iterations once, then time replays of the graph.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  FP_RETURN_IF_ERROR(CudaToStatus(
+      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+      "cudaStreamBeginCapture"));
+  const int launches = options.warmup_iters > 0 ? 2 : 1;
+  const absl::Time deadline =
+      absl::Now() + options.op_timeout * launches * options.iters;
+  absl::Status captured;
+  for (int i = 0; i < options.iters && captured.ok(); ++i) {
+    captured = Enqueue(step, b, deadline, options);
+  }
+  cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+  if (captured.ok()) captured = CudaToStatus(end, "cudaStreamEndCapture");
+  if (captured.ok()) {
+    captured = CudaToStatus(cudaGraphInstantiate(&exec, graph, 0),
+                            "cudaGraphInstantiate");
+  }
+  // One replay warms up (when warm-ups are asked for), one is timed.
+  for (int l = 0; l < launches && captured.ok(); ++l) {
+    if (l == launches - 1) {
+      captured =
+          CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord");
+    }
+    if (captured.ok()) {
+      captured =
+          CudaToStatus(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch");
+    }
+  }
+  if (captured.ok()) {
+    captured =
+        CudaToStatus(cudaEventRecord(events_[1], stream_), "cudaEventRecord");
+  }
+  if (captured.ok()) {
+    captured = Wait(events_[1], deadline, options);
+  }
+  float ms = 0;
+  if (captured.ok()) {
+    captured = CudaToStatus(cudaEventElapsedTime(&ms, events_[0], events_[1]),
+                            "cudaEventElapsedTime");
+  }
+  if (exec != nullptr) cudaGraphExecDestroy(exec);
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  if (!captured.ok()) return broken_ ? captured : Fail(captured);
+  // A replay gives only the total: every iteration gets the mean, and
+  // neither percentiles nor arrival times were measured.
+  outcome->iteration_seconds.assign(options.iters, ms / 1e3 / options.iters);
+  outcome->iterations = options.iters;
+  outcome->timed_one_by_one = false;
+  return absl::OkStatus();
+}
+
+}  // namespace fabricpulse::backend

@@ -1,0 +1,68 @@
+// Schema migration 5: the steps' iteration counts, filled for steps stored
+// before it from their sweep's spec (fixed counts).
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "daemon/coordinator/store/history_store.h"
+#include "gtest/gtest.h"
+#include "tests/unit/coordinator/history_db_test.h"
+
+namespace fabricpulse::coordinator {
+namespace {
+
+class HistoryMigrationTest : public HistoryDbTest {
+ protected:
+  // A sweep with one step, as any version stores it.
+  void AddSweep(HistoryStore& store, const std::string& id,
+                const std::string& spec_json) {
+    SweepRecord sweep;
+    sweep.id = id;
+    sweep.plan = "nightly-full";
+    sweep.trigger = "cli";
+    sweep.spec_json = spec_json;
+    sweep.nranks = 2;
+    sweep.topology = "gloo:a";
+    sweep.backend = "gloo";
+    sweep.started = absl::FromUnixSeconds(100);
+    ASSERT_TRUE(store.BeginSweep(sweep).ok());
+    StepRecord step;
+    step.sweep_id = id;
+    step.op = "all_reduce";
+    step.bytes = 1024;
+    step.count = 256;
+    step.dtype = "float";
+    step.redop = "sum";
+    step.iterations = 77;  // dropped below with the column
+    ASSERT_TRUE(store.AddStep(step).ok());
+  }
+};
+
+TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "fixed", R"({"ops":["all_reduce"],"iters":50})");
+    AddSweep(*store, "unsaid", R"({"ops":["all_reduce"]})");
+    AddSweep(*store, "broken", "not json");
+  }
+  RawExec("ALTER TABLE steps DROP COLUMN iterations; PRAGMA user_version = 4");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<SweepWithSteps> fixed = store->GetSweep("fixed");
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  ASSERT_EQ(fixed->steps.size(), 1u);
+  EXPECT_EQ(fixed->steps[0].iterations, 50);
+  EXPECT_EQ(store->GetSweep("unsaid")->steps[0].iterations, 0);
+  EXPECT_EQ(store->GetSweep("broken")->steps[0].iterations, 0);
+}
+
+TEST_F(HistoryMigrationTest, NewStepsKeepTheirCount) {
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  AddSweep(*store, "adaptive", R"({"iters":20,"adaptive":{"minIters":5}})");
+  EXPECT_EQ(store->GetSweep("adaptive")->steps[0].iterations, 77);
+}
+
+}  // namespace
+}  // namespace fabricpulse::coordinator
