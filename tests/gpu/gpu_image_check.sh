@@ -256,6 +256,7 @@ R="$work/rootfs"
 mkdir "$R"
 cleanup() {
   local left
+  rm -f "$out/.sweep-rc"
   # Mounts live in the inner namespace and end with it; should one show
   # here, unmount it (deepest first) and keep the tree rather than delete
   # through it.
