@@ -143,16 +143,15 @@ fcntl.ioctl(s, 0x8914, struct.pack("16sh22x", b"lo", flags | 1))'
     while :; do
       for p in "$R"/proc/[0-9]*; do
         [[ "$(readlink "$p/exe" 2>/dev/null)" == */fabricpulse-worker ]] || continue
+        uid="$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)"
         maps="$(awk '$6 ~ /lib(nccl|cudart|cuda|nvidia-ml)[.]so/ { print $6 }' "$p/maps" 2>/dev/null | sort -u)"
-        [ -n "$maps" ] || continue
+        # Both read before the worker went away, or neither is kept.
+        if [ -z "$maps" ] || [ -z "$uid" ]; then continue; fi
         # Keep the fullest snapshot (libcuda is mapped once CUDA starts).
         have=0
         [ ! -f "$OUTD/worker-maps.txt" ] || have="$(grep -vc '^#' "$OUTD/worker-maps.txt")"
         if [ "$(wc -l <<<"$maps")" -ge "$have" ]; then
-          {
-            echo "# pid ${p##*/} uid $(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)"
-            printf '%s\n' "$maps"
-          } >"$OUTD/worker-maps.txt"
+          printf '# pid %s uid %s\n%s\n' "${p##*/}" "$uid" "$maps" >"$OUTD/worker-maps.txt"
         fi
       done
       sleep 0.05
