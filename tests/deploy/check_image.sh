@@ -37,68 +37,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
-
-step() { printf '\n== %s\n' "$*"; }
-fail() { echo "check_image: FAIL: $*" >&2; exit 1; }
+# step, fail, image_setup, image_base, image_build, image_run.
+# shellcheck source=tests/deploy/image_lib.sh
+source tests/deploy/image_lib.sh
 t0=$SECONDS
 
-step "tools (buildah, podman, runc, debootstrap)"
-scripts/install-deploy-tools.sh --image --quiet
-
-image_dir="$root/.tools/image"
-mkdir -p "$image_dir"
-# crun fails on hybrid cgroups here; runc works. Small default ulimits keep
-# gRPC and Gloo within a sandbox's limits.
-cat >"$image_dir/containers.conf" <<'EOF'
-[engine]
-runtime = "runc"
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-EOF
-export CONTAINERS_CONF="$image_dir/containers.conf"
-
-base=localhost/debian:bookworm
-base_tar="$image_dir/debian-bookworm-minbase.tar"
-step "base image $base"
-if [ ! -s "$base_tar" ]; then
-  rootfs="$(mktemp -d)"
-  echo "debootstrap --variant=minbase bookworm (once; cached in $base_tar)"
-  debootstrap --variant=minbase bookworm "$rootfs" >"$image_dir/debootstrap.log" 2>&1 \
-    || { tail -20 "$image_dir/debootstrap.log"; fail "debootstrap"; }
-  # Same apt sources as the official debian:bookworm image (with -updates and
-  # -security), taken from this Debian host when it has them.
-  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    cp /etc/apt/sources.list.d/debian.sources "$rootfs/etc/apt/sources.list.d/"
-    rm -f "$rootfs/etc/apt/sources.list"
-  fi
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" -cf "$base_tar.tmp" .
-  mv "$base_tar.tmp" "$base_tar"
-  rm -rf "$rootfs"
-fi
-if ! podman image exists "$base"; then
-  podman import --quiet "$base_tar" "$base" >/dev/null
-fi
-echo "ok: $base"
+image_setup check_image
+image_base
 
 tag="${FABRICPULSE_IMAGE:-localhost/fabricpulse:test}"
 notz_tag="$tag-notzdata"
-jobs="${FABRICPULSE_JOBS:-$(nproc)}"
-step "podman build -f deploy/docker/Dockerfile -t $tag (jobs=$jobs)"
+step "podman build -f deploy/docker/Dockerfile -t $tag (jobs=${FABRICPULSE_JOBS:-$(nproc)})"
 build_start=$SECONDS
-# --format docker keeps HEALTHCHECK (the OCI format has no such field);
-# --network host: the apt steps reach the Debian mirror the host uses.
-podman build --pull=never --format docker --network host \
-  --build-arg BUILD_BASE="$base" --build-arg RUNTIME_BASE="$base" \
-  --build-arg FABRICPULSE_JOBS="$jobs" \
-  -f deploy/docker/Dockerfile -t "$tag" . >"$image_dir/build.log" 2>&1 \
-  || { tail -40 "$image_dir/build.log"; fail "podman build (log: $image_dir/build.log)"; }
+image_build "$image_dir/build.log" --build-arg RUNTIME_BASE="$base" -t "$tag"
 grep -E '^(bundle|zoneinfo):' "$image_dir/build.log" || true
 echo "ok: built in $((SECONDS - build_start)) s, $(podman image inspect "$tag" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
 
-# podman cannot arm its healthcheck timer without systemd and says so on
-# every `run`; the HEALTHCHECK command is run by hand below instead.
-run() { podman run "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
+# The HEALTHCHECK command is run by hand below (image_run: podman cannot arm
+# its timer without systemd).
+run() { image_run "$@"; }
 
 cleanup() {
   # One at a time: podman 4.3 removes none of several names when one of
@@ -282,11 +239,7 @@ fi
 run --rm --network none "$notz_base" sh -c '! [ -e /usr/share/zoneinfo ]' \
   || fail "$notz_base still has /usr/share/zoneinfo"
 build_start=$SECONDS
-podman build --pull=never --format docker --network host \
-  --build-arg BUILD_BASE="$base" --build-arg RUNTIME_BASE="$notz_base" \
-  --build-arg FABRICPULSE_JOBS="$jobs" \
-  -f deploy/docker/Dockerfile -t "$notz_tag" . >"$image_dir/build-notzdata.log" 2>&1 \
-  || { tail -40 "$image_dir/build-notzdata.log"; fail "podman build on $notz_base (log: $image_dir/build-notzdata.log)"; }
+image_build "$image_dir/build-notzdata.log" --build-arg RUNTIME_BASE="$notz_base" -t "$notz_tag"
 grep -E '^zoneinfo:' "$image_dir/build-notzdata.log" || true
 run --rm --network none "$notz_tag" sh -c '[ -f /usr/share/zoneinfo/America/New_York ]' \
   || fail "$notz_tag has no /usr/share/zoneinfo/America/New_York"
