@@ -38,7 +38,12 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
       gpu_busy_(prometheus::BuildGauge()
                     .Name("fabricpulse_agent_gpu_busy")
                     .Help("Other compute processes on the GPU (NVML)")
-                    .Register(registry)) {}
+                    .Register(registry)),
+      worker_gpu_memory_(
+          prometheus::BuildGauge()
+              .Name("fabricpulse_agent_worker_gpu_memory_bytes")
+              .Help("GPU memory this worker holds (NVML, per process)")
+              .Register(registry)) {}
 
 void AgentMetrics::WorkerRestarted() { restarts_.Increment(); }
 
@@ -84,6 +89,20 @@ void AgentMetrics::RankLatency(const std::string& sweep_id, int rank,
 void AgentMetrics::GpuBusy(int gpu, bool busy) {
   gpu_busy_.Add({{"node", node_}, {"gpu", absl::StrCat(gpu)}})
       .Set(busy ? 1 : 0);
+}
+
+void AgentMetrics::WorkerGpuMemory(int worker, int gpu,
+                                   std::optional<uint64_t> bytes) {
+  const prometheus::Labels labels = {{"node", node_},
+                                     {"worker", absl::StrCat(worker)},
+                                     {"gpu", absl::StrCat(gpu)}};
+  if (!bytes) {
+    if (worker_gpu_memory_.Has(labels)) {
+      worker_gpu_memory_.Remove(&worker_gpu_memory_.Add(labels));
+    }
+    return;
+  }
+  worker_gpu_memory_.Add(labels).Set(static_cast<double>(*bytes));
 }
 
 }  // namespace fabricpulse::agent

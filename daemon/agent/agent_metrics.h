@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -72,6 +73,13 @@ class AgentMetrics {
   // ranks and on nodes without NVML.
   void GpuBusy(int gpu, bool busy);
 
+  // Sets fabricpulse_agent_worker_gpu_memory_bytes{node, worker, gpu}: the
+  // GPU memory NVML lists for local worker `worker` on NVML GPU `gpu` (0
+  // while it holds no CUDA context). nullopt removes the series: the figure
+  // was not measured (no NVML answer, or NVML's pids are the host's and
+  // cannot be matched to the worker). At most one series per worker.
+  void WorkerGpuMemory(int worker, int gpu, std::optional<uint64_t> bytes);
+
  private:
   const std::string node_;
   prometheus::Counter& restarts_;
@@ -86,6 +94,7 @@ class AgentMetrics {
       ABSL_GUARDED_BY(rank_mu_);
   std::vector<prometheus::Gauge*> rank_series_ ABSL_GUARDED_BY(rank_mu_);
   prometheus::Family<prometheus::Gauge>& gpu_busy_;
+  prometheus::Family<prometheus::Gauge>& worker_gpu_memory_;
 };
 
 }  // namespace fabricpulse::agent

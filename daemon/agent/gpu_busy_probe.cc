@@ -19,6 +19,24 @@ bool PidExists(int64_t pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
+// The GPU memory NVML lists for worker `pid` on one GPU: the sum of its
+// entries, 0 when it is not listed (no CUDA context: before its first sweep
+// or after an idle release). nullopt when it cannot be told: NVML's pids
+// are another namespace's, the worker has no pid, or an entry has no
+// figure.
+std::optional<uint64_t> WorkerMemory(
+    const std::vector<nvml::ComputeProcess>& listing, int64_t pid,
+    bool pids_local) {
+  if (!pids_local || pid <= 0) return std::nullopt;
+  uint64_t bytes = 0;
+  for (const nvml::ComputeProcess& p : listing) {
+    if (p.pid != pid) continue;
+    if (!p.used_bytes) return std::nullopt;
+    bytes += *p.used_bytes;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 GpuBusyProbe::GpuBusyProbe(std::shared_ptr<nvml::Nvml> nvml,
@@ -86,24 +104,29 @@ void GpuBusyProbe::PollOnce() {
   absl::MutexLock poll_lock(&poll_mu_);
   // Our live workers' pids by GPU.
   std::map<int, std::vector<int64_t>> ours;
-  for (const v1::WorkerInfo& w : options_.workers()) {
+  const std::vector<v1::WorkerInfo> workers = options_.workers();
+  for (const v1::WorkerInfo& w : workers) {
     if (w.gpu() < 0) continue;
     std::vector<int64_t>& pids = ours[w.gpu()];
     if (w.pid() > 0) pids.push_back(w.pid());
   }
   std::vector<core::GpuProcesses> views;
+  std::map<int, std::vector<nvml::ComputeProcess>> listings;
   std::map<int, std::string> errors;
   for (const auto& [gpu, pids] : ours) {
-    auto listed = nvml_->ComputePids(gpu);
+    auto listed = nvml_->ComputeProcesses(gpu);
     if (!listed.ok()) {
       errors[gpu] = std::string(listed.status().message());
       continue;
     }
     core::GpuProcesses view;
     view.gpu = gpu;
-    view.compute_pids = std::move(*listed);
+    for (const nvml::ComputeProcess& p : *listed) {
+      view.compute_pids.push_back(p.pid);
+    }
     view.worker_pids = pids;
     views.push_back(std::move(view));
+    listings[gpu] = std::move(*listed);
   }
   const bool pids_local = core::NvmlPidsAreLocal(
       views, options_.pid_exists ? options_.pid_exists : PidExists);
@@ -146,6 +169,15 @@ void GpuBusyProbe::PollOnce() {
   if (options_.metrics != nullptr) {
     for (const auto& [gpu, state] : now) {
       options_.metrics->GpuBusy(gpu, state.other_processes > 0);
+    }
+    for (const v1::WorkerInfo& w : workers) {
+      if (w.gpu() < 0) continue;
+      auto listing = listings.find(w.gpu());
+      options_.metrics->WorkerGpuMemory(
+          w.local_index(), w.gpu(),
+          listing == listings.end()
+              ? std::nullopt
+              : WorkerMemory(listing->second, w.pid(), pids_local));
     }
   }
   if (changed && options_.on_change) options_.on_change();

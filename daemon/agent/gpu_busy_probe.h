@@ -2,10 +2,11 @@
 // sweep that yields runs), asks NVML which compute processes use this
 // node's GPUs and counts those that are not our own workers
 // (core::OtherComputeProcesses). The result sets
-// fabricpulse_agent_gpu_busy{node,gpu}, travels to the coordinator in each
-// worker's WorkerInfo (gpu_busy, gpu_other_processes), where sweeps on busy
-// GPUs are refused or held back, and tells a running sweep to yield
-// (ForeignProcess).
+// fabricpulse_agent_gpu_busy{node,gpu} and, from the same NVML listing,
+// fabricpulse_agent_worker_gpu_memory_bytes{node,worker,gpu}; it travels to the
+// coordinator in each worker's WorkerInfo (gpu_busy, gpu_other_processes),
+// where sweeps on busy GPUs are refused or held back, and tells a running sweep
+// to yield (ForeignProcess).
 //
 // GPU indices: the agent's --gpus indices are taken as NVML indices
 // (nvidia-smi's order, PCI bus order). CUDA numbers the same GPUs alike when
@@ -55,7 +56,7 @@ struct GpuBusyProbeOptions {
 // Thread-safe. Runs one thread between Start() and Stop().
 class GpuBusyProbe {
  public:
-  // `nvml` answers ComputePids (a fake in unit tests); shared with the
+  // `nvml` answers ComputeProcesses (a fake in unit tests); shared with the
   // agent's free-memory reader.
   GpuBusyProbe(std::shared_ptr<nvml::Nvml> nvml, GpuBusyProbeOptions options);
   ~GpuBusyProbe();  // Stop()
@@ -67,7 +68,9 @@ class GpuBusyProbe {
   void Start();
   void Stop();  // idempotent; joins the thread (bounded by one poll)
 
-  // One poll: lists each GPU's compute processes, decides, sets the gauges,
+  // One poll: lists each GPU's compute processes, decides, sets the gauges
+  // (busy, and each GPU worker's memory: absent when NVML's pids are not
+  // this namespace's or it reports no figure),
   // keeps the result for Annotate(). A GPU that NVML cannot answer for
   // counts as free (logged when it starts and stops failing). Start()'s
   // thread calls it; unit tests call it directly.

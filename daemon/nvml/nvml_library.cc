@@ -23,6 +23,9 @@ constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr NvmlReturn kNvmlErrorNotFound = 6;
 constexpr NvmlReturn kNvmlErrorInsufficientSize = 7;
 constexpr NvmlReturn kNvmlErrorInvalidArgument = 2;
+// NVML_VALUE_NOT_AVAILABLE: usedGpuMemory when NVML cannot tell.
+constexpr unsigned long long kNvmlValueNotAvailable =  // NOLINT(runtime/int)
+    ~0ULL;
 
 struct NvmlProcessInfo {
   unsigned int pid;
@@ -54,7 +57,7 @@ constexpr int kAttempts = 4;
 constexpr unsigned int kHeadroom = 8;
 
 // The entry points, resolved once; `processes` may be null (a driver
-// without them: ComputePids answers UNAVAILABLE).
+// without them: ComputeProcesses answers UNAVAILABLE).
 struct Entries {
   ShutdownFn shutdown = nullptr;
   ErrorStringFn error_string = nullptr;
@@ -117,7 +120,8 @@ class NvmlLibrary final : public Nvml {
     return static_cast<uint64_t>(memory.free);
   }
 
-  absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
+  absl::StatusOr<std::vector<ComputeProcess>> ComputeProcesses(
+      int nvml_index) override {
     if (entries_.processes == nullptr) {
       return absl::UnavailableError(
           "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses_v3 "
@@ -136,10 +140,17 @@ class NvmlLibrary final : public Nvml {
                              infos.empty() ? nullptr : infos.data());
       if (r == kNvmlSuccess) {
         infos.resize(capacity);
-        std::vector<int64_t> pids;
-        pids.reserve(infos.size());
-        for (const NvmlProcessInfo& info : infos) pids.push_back(info.pid);
-        return pids;
+        std::vector<ComputeProcess> processes;
+        processes.reserve(infos.size());
+        for (const NvmlProcessInfo& info : infos) {
+          ComputeProcess process;
+          process.pid = info.pid;
+          if (info.usedGpuMemory != kNvmlValueNotAvailable) {
+            process.used_bytes = static_cast<uint64_t>(info.usedGpuMemory);
+          }
+          processes.push_back(process);
+        }
+        return processes;
       }
       if (r != kNvmlErrorInsufficientSize) break;
       count = capacity + kHeadroom;

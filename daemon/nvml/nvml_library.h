@@ -6,12 +6,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace fabricpulse::nvml {
+
+// One compute process on a GPU, as NVML lists it.
+struct ComputeProcess {
+  int64_t pid = 0;
+  // The GPU memory it uses (usedGpuMemory, nvidia-smi's per-process
+  // figure); nullopt where NVML reports none (NVML_VALUE_NOT_AVAILABLE, e.g.
+  // without the privilege to read it).
+  std::optional<uint64_t> used_bytes;
+};
 
 // The NVML queries FabricPulse makes: the seam between its users (GPU
 // counting, the agent's busy-GPU probe and free-memory figures) and the
@@ -27,11 +37,12 @@ class Nvml {
   // Errors: UNAVAILABLE NVML's error (named). Thread-safe.
   virtual absl::StatusOr<int> DeviceCount() = 0;
 
-  // Pids of the processes with a compute context on the GPU with NVML index
-  // `nvml_index`. The pids are in the host's pid namespace. Errors:
-  // NOT_FOUND no such GPU; UNAVAILABLE any other NVML error (named), or the
-  // driver lacks the call. Thread-safe.
-  virtual absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) = 0;
+  // The processes with a compute context on the GPU with NVML index
+  // `nvml_index` (nvmlDeviceGetComputeRunningProcesses). The pids are in the
+  // host's pid namespace. Errors: NOT_FOUND no such GPU; UNAVAILABLE any
+  // other NVML error (named), or the driver lacks the call. Thread-safe.
+  virtual absl::StatusOr<std::vector<ComputeProcess>> ComputeProcesses(
+      int nvml_index) = 0;
 
   // The UUID of the GPU with NVML index `nvml_index` ("GPU-...", as
   // nvidia-smi -L prints it). Errors: NOT_FOUND no such GPU; UNAVAILABLE

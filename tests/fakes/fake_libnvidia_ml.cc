@@ -6,7 +6,9 @@
 // What it shows:
 //  - FAKE_NVML_STATE_FILE set: that file, read anew on every call, one
 //    line per GPU (line i is GPU i), each line the pids of the GPU's
-//    compute processes separated by spaces (an empty line: none). A test
+//    compute processes separated by spaces (an empty line: none), each
+//    `PID` (no memory figure: NVML_VALUE_NOT_AVAILABLE) or `PID:BYTES` (its
+//    usedGpuMemory). A test
 //    rewrites it (write a temporary file, then rename it over this one) to
 //    make processes appear and go. A file that cannot be read shows no GPU.
 //  - Otherwise FAKE_NVML_DEVICE_COUNT GPUs (default 2), each with no
@@ -32,18 +34,29 @@ struct ProcessInfo {
   unsigned int computeInstanceId;
 };
 
-// Each GPU's compute pids.
-std::vector<std::vector<unsigned int>> Gpus() {
-  std::vector<std::vector<unsigned int>> gpus;
+constexpr unsigned long long kValueNotAvailable = ~0ULL;  // NOLINT
+
+// Each GPU's compute processes.
+std::vector<std::vector<ProcessInfo>> Gpus() {
+  std::vector<std::vector<ProcessInfo>> gpus;
   if (const char* path = std::getenv("FAKE_NVML_STATE_FILE")) {
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line)) {
       std::istringstream fields(line);
-      std::vector<unsigned int> pids;
-      unsigned int pid = 0;
-      while (fields >> pid) pids.push_back(pid);
-      gpus.push_back(std::move(pids));
+      std::vector<ProcessInfo> processes;
+      std::string token;
+      while (fields >> token) {
+        ProcessInfo info = {0, kValueNotAvailable, 0, 0};
+        const size_t colon = token.find(':');
+        info.pid =
+            static_cast<unsigned int>(std::stoul(token.substr(0, colon)));
+        if (colon != std::string::npos) {
+          info.usedGpuMemory = std::stoull(token.substr(colon + 1));
+        }
+        processes.push_back(info);
+      }
+      gpus.push_back(std::move(processes));
     }
     return gpus;
   }
@@ -75,15 +88,15 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count,
                                             ProcessInfo* infos) {
   if (count == nullptr || device == nullptr) return kInvalidArgument;
   const auto index = reinterpret_cast<std::uintptr_t>(device) - 1;
-  const std::vector<std::vector<unsigned int>> gpus = Gpus();
+  const std::vector<std::vector<ProcessInfo>> gpus = Gpus();
   if (index >= gpus.size()) return kInvalidArgument;
-  const std::vector<unsigned int>& pids = gpus[index];
-  if (*count < pids.size() || (infos == nullptr && !pids.empty())) {
-    *count = static_cast<unsigned int>(pids.size());
+  const std::vector<ProcessInfo>& processes = gpus[index];
+  if (*count < processes.size() || (infos == nullptr && !processes.empty())) {
+    *count = static_cast<unsigned int>(processes.size());
     return kInsufficientSize;
   }
-  for (size_t i = 0; i < pids.size(); ++i) infos[i] = {pids[i], 0, 0, 0};
-  *count = static_cast<unsigned int>(pids.size());
+  for (size_t i = 0; i < processes.size(); ++i) infos[i] = processes[i];
+  *count = static_cast<unsigned int>(processes.size());
   return kSuccess;
 }
 

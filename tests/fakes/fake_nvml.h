@@ -1,9 +1,10 @@
-// An Nvml for unit tests: the device count, the compute pids and free
+// An Nvml for unit tests: the device count, the compute processes and free
 // memory of each GPU are whatever the test sets, and each can be made to
 // fail.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,15 @@ class FakeNvml : public nvml::Nvml {
     absl::MutexLock lock(&mu_);
     count_ = std::move(count);
   }
-  void SetPids(int gpu, std::vector<int64_t> pids) {
+  // The GPU's compute processes, with no memory figure.
+  void SetPids(int gpu, const std::vector<int64_t>& pids) {
+    std::vector<nvml::ComputeProcess> processes;
+    for (int64_t pid : pids) processes.push_back({pid, std::nullopt});
+    SetProcesses(gpu, std::move(processes));
+  }
+  void SetProcesses(int gpu, std::vector<nvml::ComputeProcess> processes) {
     absl::MutexLock lock(&mu_);
-    pids_[gpu] = std::move(pids);
+    processes_[gpu] = std::move(processes);
     errors_.erase(gpu);
   }
   void SetError(int gpu, absl::Status error) {
@@ -65,12 +72,13 @@ class FakeNvml : public nvml::Nvml {
     return count_;
   }
 
-  absl::StatusOr<std::vector<int64_t>> ComputePids(int nvml_index) override {
+  absl::StatusOr<std::vector<nvml::ComputeProcess>> ComputeProcesses(
+      int nvml_index) override {
     absl::MutexLock lock(&mu_);
     auto error = errors_.find(nvml_index);
     if (error != errors_.end()) return error->second;
-    auto it = pids_.find(nvml_index);
-    if (it == pids_.end()) {
+    auto it = processes_.find(nvml_index);
+    if (it == processes_.end()) {
       return absl::NotFoundError(absl::StrCat("no GPU ", nvml_index));
     }
     return it->second;
@@ -79,7 +87,8 @@ class FakeNvml : public nvml::Nvml {
  private:
   absl::Mutex mu_;
   absl::StatusOr<int> count_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<int, std::vector<int64_t>> pids_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::vector<nvml::ComputeProcess>> processes_
+      ABSL_GUARDED_BY(mu_);
   std::map<int, absl::Status> errors_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> uuids_ ABSL_GUARDED_BY(mu_);
   std::map<int, absl::StatusOr<uint64_t>> free_ ABSL_GUARDED_BY(mu_);

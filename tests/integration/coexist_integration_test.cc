@@ -305,5 +305,51 @@ TEST_F(CoexistTest, OwnWorkersOnTheGpusNeverPreempt) {
   }
 }
 
+TEST_F(CoexistTest, EachWorkersGpuMemoryIsExportedFromNvml) {
+  // After a sweep our workers hold contexts; NVML lists them with their
+  // memory (worker 0) or none at all (worker 1: released), beside a foreign
+  // process whose memory is not ours.
+  ASSERT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
+  ForeignProcess foreign;
+  constexpr uint64_t kHeld = 1151336448;  // 1,098 MiB
+  gpus_->SetWithMemory(
+      0, {{OwnPid(0)[0], kHeld}, {foreign.pid(), uint64_t{7} << 30}});
+  gpus_->Set(1, {});
+  const std::string agent_metrics = cluster_->agent_metrics()[0];
+  auto memory = [&](int worker, const std::string& text) {
+    return SeriesValue(
+        text,
+        absl::StrCat("fabricpulse_agent_worker_gpu_memory_bytes{gpu=\"", worker,
+                     "\",node=\"", node_, "\",worker=\"", worker, "\"}"));
+  };
+  std::string text;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        text = Scrape(agent_metrics);
+        return memory(0, text) == static_cast<double>(kHeld) &&
+               memory(1, text) == 0;
+      },
+      absl::Seconds(15)))
+      << text;
+}
+
+TEST_F(CoexistTest, WorkerGpuMemoryWithoutAFigureIsAbsent) {
+  // NVML lists our worker but reports no memory for it
+  // (NVML_VALUE_NOT_AVAILABLE): no series, not a 0.
+  ASSERT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
+  gpus_->SetWithMemory(0, {{OwnPid(0)[0], 4096}});
+  const std::string agent_metrics = cluster_->agent_metrics()[0];
+  const std::string series = absl::StrCat(
+      "fabricpulse_agent_worker_gpu_memory_bytes{gpu=\"0\",node=\"", node_,
+      "\",worker=\"0\"}");
+  ASSERT_TRUE(Eventually(
+      [&] { return SeriesValue(Scrape(agent_metrics), series) == 4096; },
+      absl::Seconds(15)));
+  gpus_->Set(0, OwnPid(0));
+  EXPECT_TRUE(Eventually(
+      [&] { return SeriesValue(Scrape(agent_metrics), series) == -1; },
+      absl::Seconds(15)));
+}
+
 }  // namespace
 }  // namespace fabricpulse::testing

@@ -14,12 +14,24 @@
 namespace fabricpulse::testing {
 
 FakeGpuState::FakeGpuState(const std::string& dir, int gpus)
-    : path_(dir + "/fake-nvml-state"), pids_(gpus) {
+    : path_(dir + "/fake-nvml-state"), processes_(gpus) {
   Write();
 }
 
-void FakeGpuState::Set(int gpu, std::vector<int64_t> pids) {
-  pids_.at(gpu) = std::move(pids);
+void FakeGpuState::Set(int gpu, const std::vector<int64_t>& pids) {
+  std::vector<std::string>& out = processes_.at(gpu);
+  out.clear();
+  for (int64_t pid : pids) out.push_back(absl::StrCat(pid));
+  Write();
+}
+
+void FakeGpuState::SetWithMemory(
+    int gpu, const std::vector<std::pair<int64_t, uint64_t>>& processes) {
+  std::vector<std::string>& out = processes_.at(gpu);
+  out.clear();
+  for (const auto& [pid, bytes] : processes) {
+    out.push_back(absl::StrCat(pid, ":", bytes));
+  }
   Write();
 }
 
@@ -29,8 +41,8 @@ void FakeGpuState::Write() const {
   const std::string next = path_ + ".next";
   {
     std::ofstream out(next, std::ios::trunc);
-    for (const std::vector<int64_t>& pids : pids_) {
-      out << absl::StrJoin(pids, " ") << "\n";
+    for (const std::vector<std::string>& processes : processes_) {
+      out << absl::StrJoin(processes, " ") << "\n";
     }
     ASSERT_TRUE(out.good()) << next;
   }
@@ -40,7 +52,9 @@ void FakeGpuState::Write() const {
 std::vector<std::string> FakeGpuState::ClusterEnv() const {
   const char* old = getenv("LD_LIBRARY_PATH");
   std::vector<int> gpus;
-  for (size_t i = 0; i < pids_.size(); ++i) gpus.push_back(static_cast<int>(i));
+  for (size_t i = 0; i < processes_.size(); ++i) {
+    gpus.push_back(static_cast<int>(i));
+  }
   return {
       absl::StrCat("LD_LIBRARY_PATH=", FAKE_NVML_DIR,
                    old != nullptr ? absl::StrCat(":", old) : ""),

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fabricpulse::testing {
@@ -21,7 +22,10 @@ class FakeGpuState {
 
   // The compute pids of `gpu` from now on (the file is replaced at once:
   // written beside it, then renamed).
-  void Set(int gpu, std::vector<int64_t> pids);
+  void Set(int gpu, const std::vector<int64_t>& pids);
+  // The same, each process with the GPU memory NVML reports for it.
+  void SetWithMemory(
+      int gpu, const std::vector<std::pair<int64_t, uint64_t>>& processes);
 
   // Environment for LocalClusterOptions.env: the stand-in library first on
   // LD_LIBRARY_PATH, its state file, and each agent's ranks accounted to
@@ -32,7 +36,8 @@ class FakeGpuState {
   void Write() const;
 
   const std::string path_;
-  std::vector<std::vector<int64_t>> pids_;
+  // Each GPU's processes as the state file spells them (PID or PID:BYTES).
+  std::vector<std::vector<std::string>> processes_;
 };
 
 // A real process that is not ours (sleep), for NVML to list; killed and

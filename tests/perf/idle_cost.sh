@@ -9,9 +9,13 @@
 #   fresh    3 sweeps with --fresh-comm: FabricPulse's comm_init_s (the
 #            first, in a new worker, includes the CUDA context);
 #   memory   the worker's GPU memory before any sweep and 3 s after
-#            all_reduce sweeps up to 8 B, 64 MiB, 1 GiB and 8 GiB;
+#            all_reduce sweeps up to 8 B, 64 MiB, 1 GiB and 8 GiB, with the
+#            figure the agent exports for it
+#            (fabricpulse_agent_worker_gpu_memory_bytes, NVML per process),
+#            which must be nvidia-smi's (within 1 MiB);
 #   idle     CPU of coordinator, agent and worker over IDLE_S (default 60)
-#            seconds, with their RSS and threads;
+#            seconds, with their RSS and threads, and each process's
+#            busiest threads (idle-threads.txt);
 #   release  (agents with --release-idle-after) how long until the worker
 #            holds no GPU memory, then a sweep: its comm_init_s (context
 #            included) and that it succeeds.
@@ -81,6 +85,24 @@ coord_pid=${CLUSTER_PIDS[0]}
 agent_pid=${CLUSTER_PIDS[1]}
 worker_pid=$(ps -o pid= --ppid "$agent_pid" | tr -d ' ' | head -1)
 F=("$BIN/fabricpulse" --coordinator "$COORD")
+agent_metrics=$(sed -n 's/^metrics=//p' "$CLUSTER_DIR/agent-0.ports")
+exported_mib() {  # the agent's figure for worker 0, in MiB ("absent" without one)
+  python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+    "http://$agent_metrics/metrics" 2>/dev/null |
+    awk '/^fabricpulse_agent_worker_gpu_memory_bytes\{/ && /worker="0"/ {v = $2; seen = 1}
+         END {if (seen) printf "%.1f", v / 1048576; else print "absent"}'
+}
+exported_checks=0
+exported_ok=0
+compare_exported() {  # compare_exported WHEN NVIDIA_SMI_MIB
+  local exported
+  exported=$(exported_mib)
+  exported_checks=$((exported_checks + 1))
+  if [ "$exported" != absent ] && awk -v a="$exported" -v b="$2" 'BEGIN {exit !(a - b <= 1 && b - a <= 1)}'; then
+    exported_ok=$((exported_ok + 1))
+  fi
+  say "  exported $1: ${exported} MiB (nvidia-smi $2 MiB)"
+}
 sweep_json() {  # sweep_json NAME ARGS...: the sweep's JSON in $out/NAME.json
   local name=$1
   shift
@@ -110,6 +132,7 @@ for size in 8 64M 1G 8G; do
   read -r -t 3 <> <(:) || true
   mib=$(gpu_mib "$worker_pid")
   say "worker GPU memory 3 s after a sweep up to $size: $mib MiB = $(ratio "$mib" "$bare_comm_mib") x bare context + communicator"
+  compare_exported "after $size" "$mib"
   idle_mib="$idle_mib $mib"
 done
 worst=$(echo "$idle_mib" | tr ' ' '\n' | sed '/^$/d' | sort -g | tail -1)
@@ -119,9 +142,31 @@ check idle-gpu-memory "$(awk -v a="$worst" -v b="$bare_comm_mib" 'BEGIN {print (
 # --- idle CPU, RSS, threads ---------------------------------------------------
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
+thread_ticks() {  # "TID NAME TICKS" for each thread of process $1
+  local t
+  for t in /proc/"$1"/task/*; do
+    # The name is between the first "(" and the last ")"; utime and stime
+    # are the 12th and 13th fields after it.
+    awk -v tid="${t##*/}" '{name = $0; sub(/^[^(]*\(/, "", name); sub(/\)[^)]*$/, "", name);
+         rest = $0; sub(/^.*\) /, "", rest); split(rest, f, " "); gsub(/ /, "_", name);
+         print tid, name, f[12] + f[13]}' "$t/stat" 2>/dev/null
+  done
+}
 declare -A t0
-for p in "$coord_pid" "$agent_pid" "$worker_pid"; do t0[$p]=$(ticks "$p"); done
+for p in "$coord_pid" "$agent_pid" "$worker_pid"; do
+  t0[$p]=$(ticks "$p")
+  thread_ticks "$p" >"$out/threads-$p.before"
+done
 read -r -t "$idle_s" <> <(:) || true
+: >"$out/idle-threads.txt"
+for name in coordinator:$coord_pid agent:$agent_pid worker:$worker_pid; do
+  p=${name#*:}
+  thread_ticks "$p" >"$out/threads-$p.after"
+  echo "${name%%:*} (pid $p): busiest threads over ${idle_s} s (ticks of 1/$(getconf CLK_TCK) s)" >>"$out/idle-threads.txt"
+  awk 'NR == FNR {b[$1] = $3; next} {d = $3 - b[$1]; if (d > 0) print d, $1, $2}' \
+    "$out/threads-$p.before" "$out/threads-$p.after" | sort -rn | head -6 |
+    sed 's/^/  /' >>"$out/idle-threads.txt"
+done
 total=0
 for name in coordinator:$coord_pid agent:$agent_pid worker:$worker_pid; do
   p=${name#*:}
@@ -143,11 +188,15 @@ if [ "$supports_release" = 1 ]; then
   done
   check release "$([ -n "$released" ] && echo 1 || echo 0)" \
     "worker holds $(gpu_mib "$worker_pid") MiB after --release-idle-after $release (listed by nvidia-smi: $(nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -cw "$worker_pid"))"
+  compare_exported "after the release" "$(gpu_mib "$worker_pid")"
   sweep_json after-release --max-bytes 64M
   say "sweep after the release: comm_reused $(json_field "$out/after-release.json" comm_reused), comm_init_s $(json_field "$out/after-release.json" comm_init_s) s (context included; bare context + init $(awk -v a="$bare_ctx_s" -v b="$bare_init_s" 'BEGIN {print a + b}') s), status $(json_field "$out/after-release.json" status)"
 else
   say "release: this agent has no --release-idle-after (not measured)"
 fi
+check exported-memory "$([ "$exported_checks" -gt 0 ] && [ "$exported_ok" = "$exported_checks" ] && echo 1 || echo 0)" \
+  "the agent's exported worker GPU memory matched nvidia-smi within 1 MiB at $exported_ok of $exported_checks readings"
+cat "$out/idle-threads.txt"
 KEEP_LOGS=1 cluster_down
 cp "$CLUSTER_DIR"/*.log "$out/" 2>/dev/null
 say "idle_cost: $failures failure(s)"

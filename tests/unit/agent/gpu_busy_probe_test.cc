@@ -1,6 +1,8 @@
 #include "daemon/agent/gpu_busy_probe.h"
 
 #include <atomic>
+#include <cmath>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -45,6 +47,20 @@ class GpuBusyProbeTest : public ::testing::Test {
     return ValueOf(Serialize(registry_),
                    absl::StrCat("fabricpulse_agent_gpu_busy{gpu=\"", gpu,
                                 "\",node=\"node-a\"}"));
+  }
+
+  // The worker's memory series, or "" when it is absent.
+  std::string Memory(int worker, int gpu) {
+    return ValueOf(
+        Serialize(registry_),
+        absl::StrCat("fabricpulse_agent_worker_gpu_memory_bytes{", "gpu=\"",
+                     gpu, "\",node=\"node-a\",worker=\"", worker, "\"}"));
+  }
+
+  // The series' value; NaN when it is absent.
+  double MemoryBytes(int worker, int gpu) {
+    const std::string text = Memory(worker, gpu);
+    return text.empty() ? std::nan("") : std::stod(text);
   }
 
   v1::AgentInfo Annotated() {
@@ -128,11 +144,50 @@ TEST_F(GpuBusyProbeTest, NvmlErrorCountsFreeAndRecovers) {
   EXPECT_EQ(Busy(0), "1");
 }
 
+TEST_F(GpuBusyProbeTest, EachWorkersGpuMemoryIsExported) {
+  Make({1, 100, 101, 4242});
+  constexpr uint64_t kMiB = 1 << 20;
+  nvml_->SetProcesses(0, {{100, 1098 * kMiB}, {4242, 8000 * kMiB}});
+  nvml_->SetProcesses(1, {});  // worker 1: no CUDA context (released)
+  probe_->PollOnce();
+  EXPECT_DOUBLE_EQ(MemoryBytes(0, 0), 1098 * kMiB);  // not the foreign one
+  EXPECT_DOUBLE_EQ(MemoryBytes(1, 1), 0);
+  nvml_->SetProcesses(1, {{101, 600 * kMiB}});
+  probe_->PollOnce();
+  EXPECT_DOUBLE_EQ(MemoryBytes(1, 1), 600 * kMiB);
+}
+
+TEST_F(GpuBusyProbeTest, WorkerMemoryNotMeasuredIsAbsent) {
+  Make({1, 100, 101});
+  nvml_->SetProcesses(0, {{100, 1 << 30}});
+  nvml_->SetProcesses(1, {{101, 1 << 30}});
+  probe_->PollOnce();
+  ASSERT_DOUBLE_EQ(MemoryBytes(0, 0), 1 << 30);
+  // NVML gives no figure for the process, or cannot answer: no series.
+  nvml_->SetProcesses(0, {{100, std::nullopt}});
+  nvml_->SetError(1, absl::UnavailableError("GPU is lost"));
+  probe_->PollOnce();
+  EXPECT_EQ(Memory(0, 0), "");
+  EXPECT_EQ(Memory(1, 1), "");
+}
+
+TEST_F(GpuBusyProbeTest, HostPidsGiveNoWorkerMemory) {
+  // A container without hostPID: NVML's pids cannot be matched to ours.
+  Make({1, 100, 101});
+  nvml_->SetProcesses(0, {{812345, 1 << 30}});
+  nvml_->SetProcesses(1, {{812346, 1 << 30}});
+  probe_->PollOnce();
+  EXPECT_EQ(Memory(0, 0), "");
+  EXPECT_EQ(Memory(1, 1), "");
+}
+
 TEST_F(GpuBusyProbeTest, CpuRanksHaveNoGpuSeries) {
   workers_ = {Worker(0, -1, 100), Worker(1, -1, 101)};
   Make({1, 100, 101});
   probe_->PollOnce();
   EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_gpu_busy{"),
+            std::string::npos);
+  EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_worker_gpu_memory"),
             std::string::npos);
   EXPECT_FALSE(Annotated().workers(0).gpu_busy());
 }
@@ -143,6 +198,8 @@ TEST_F(GpuBusyProbeTest, NothingPolledYetIsFree) {
   EXPECT_FALSE(info.workers(0).gpu_busy());
   EXPECT_EQ(info.workers(0).gpu_other_processes(), 0);
   EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_gpu_busy{"),
+            std::string::npos);
+  EXPECT_EQ(Serialize(registry_).find("fabricpulse_agent_worker_gpu_memory"),
             std::string::npos);
 }
 
