@@ -8,7 +8,8 @@
 # 2. the free memory the coordinator recorded (the agent's NVML figure for
 #    GPU 0) is nvidia-smi's free memory of GPU 0, read before and after the
 #    run, less at most the worker's CUDA context and communicator (4 GiB
-#    allowed), and cudaMemGetInfo's (torch, when installed) likewise;
+#    allowed), and cudaMemGetInfo's (torch, when installed, with the
+#    asking process's own context added back) likewise;
 # 3. per op, the largest size is the largest power of two whose buffers
 #    (float, both placements: out of place 2 copies for all_reduce, 1 + 1/n
 #    for all_gather) fit 0.05 x that recorded figure, and lies between what
@@ -33,18 +34,38 @@ smi_free() {  # GPU 0's free memory in bytes, as nvidia-smi shows it
   echo $(($(nvidia-smi -i 0 --query-gpu=memory.free --format=csv,noheader,nounits | tr -d ' ') * 1048576))
 }
 cuda_free() {  # cudaMemGetInfo's free bytes on GPU 0 (torch), or "none"
-  python3 -c "import torch; print(torch.cuda.mem_get_info(0)[0])" 2>/dev/null || echo none
+  # The asking process holds a CUDA context of its own, which
+  # cudaMemGetInfo counts as used; its size (nvidia-smi's figure for that
+  # process) is added back, so that the figure is the GPU's free memory
+  # without it, as the agent (NVML, no context) sees it.
+  python3 -c '
+import os, subprocess, torch
+free = torch.cuda.mem_get_info(0)[0]
+own = 0
+for line in subprocess.run(["nvidia-smi", "-i", "0", "--query-compute-apps=pid,used_memory",
+                            "--format=csv,noheader,nounits"],
+                           capture_output=True, text=True, check=True).stdout.splitlines():
+    pid, mib = [f.strip() for f in line.split(",")]
+    if int(pid) == os.getpid():
+        own += int(mib) << 20
+print(free + own, own)' 2>/dev/null || echo none none
 }
 
+# shellcheck source=tests/perf/cluster_lib.sh
+. "$(dirname "$0")/../perf/cluster_lib.sh"
+wait_gpus_idle || true  # a previous run's worker may still be exiting
 before=$(smi_free)
-cuda_before=$(cuda_free)
+# Command substitution waits for the python process to exit: its context
+# must be gone before the sweep, or the agent counts it as a foreign process.
+cuda_reading=$(cuda_free)
+read -r cuda_before cuda_own <<<"$cuda_reading"
 "$BIN/fabricpulse" local --backend nccl --agents 1 --ranks 1 sweep \
   --ops all_reduce,all_gather --max-bytes auto:0.05 --output json \
   >"$out/sweep.json" 2>"$out/sweep.err"
 rc=$?
 after=$(smi_free)
-printf 'nvidia-smi free before %s after %s; cudaMemGetInfo free before %s\n' \
-  "$before" "$after" "$cuda_before" | tee "$out/memory.txt"
+printf 'nvidia-smi free before %s after %s; cudaMemGetInfo free before %s (its own context of %s B added back)\n' \
+  "$before" "$after" "$cuda_before" "$cuda_own" | tee "$out/memory.txt"
 echo "sweep exit code $rc" | tee -a "$out/memory.txt"
 [ "$rc" -eq 0 ] || { echo "FAIL sweep: exit $rc: $(cat "$out/sweep.err")"; exit 1; }
 
@@ -93,7 +114,8 @@ check(min(before, after) - SLACK <= free <= hi,
       f"recorded free {free} B is nvidia-smi's ({before}..{after} B) less at most 4 GiB")
 if cuda is not None:
     check(cuda - SLACK <= free <= cuda + (256 << 20),
-          f"recorded free {free} B is cudaMemGetInfo's ({cuda} B) less at most 4 GiB")
+          f"recorded free {free} B is cudaMemGetInfo's ({cuda} B, the asking "
+          "process's own context added back) less at most 4 GiB")
 check(auto["fraction"] == FRACTION and auto["budget_bytes"] == int(FRACTION * free),
       f"budget {auto['budget_bytes']} B = {FRACTION} x {free} B")
 largest = {}

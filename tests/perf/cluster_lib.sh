@@ -1,7 +1,10 @@
 # Shell helpers for scripts that run a coordinator and agents from built
 # binaries (benchmarks and GPU checks). Source it; set BIN first.
 #   cluster_up AGENTS RANKS BACKEND [ENV=VALUE ...]  -> sets COORD
-#   cluster_down
+#   cluster_down            (returns once the agents' workers have exited too)
+#   wait_gpus_idle [SECONDS] (no compute process on any GPU, as nvidia-smi
+#                            lists them; default 30 s; cluster_up calls it
+#                            for nccl, since a sweep refuses busy GPUs)
 # Optional: COORD_ARGS (a string, split on whitespace) is appended to the
 # coordinator's command line, e.g. COORD_ARGS="--config /tmp/plans.yaml".
 # Every link is mutual TLS: cluster_up makes a throwaway CA in the cluster's
@@ -22,9 +25,25 @@ _wait_port_file() {
   return 1
 }
 
+# shellcheck disable=SC2120  # callers may pass SECONDS
+wait_gpus_idle() {
+  # A script's previous cluster (or a torch reference) may still be tearing
+  # its CUDA contexts down: the agent would count it as a foreign process
+  # and refuse on-demand sweeps (exit 4).
+  local i apps
+  for i in $(seq 1 $((${1:-30} * 20))); do
+    apps=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | tr -d ' ' | paste -sd, -)
+    [ -z "$apps" ] && return 0
+    read -r -t 0.05 <> <(:) || true
+  done
+  echo "wait_gpus_idle: compute processes still on the GPUs after ${1:-30} s: $apps" >&2
+  return 1
+}
+
 cluster_up() {
   local agents=$1 ranks=$2 backend=$3
   shift 3
+  if [ "$backend" = nccl ]; then wait_gpus_idle || true; fi
   CLUSTER_DIR=$(mktemp -d /tmp/fabricpulse-cluster-XXXXXX)
   local tls="$CLUSTER_DIR/tls" ids="coordinator/local,operator/local" i
   for i in $(seq 0 $((agents - 1))); do ids="$ids,agent/node-$i"; done
@@ -69,9 +88,21 @@ cluster_up() {
 }
 
 cluster_down() {
-  local p
+  local p i workers=()
+  for p in "${CLUSTER_PIDS[@]}"; do
+    # shellcheck disable=SC2207  # pids, one word each
+    workers+=($(ps -o pid= --ppid "$p" 2>/dev/null))
+  done
   for p in "${CLUSTER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${CLUSTER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  # The workers are the agents' children, not ours: poll until they are
+  # gone (up to 30 s), so that the next cluster finds the GPUs free.
+  for p in "${workers[@]}"; do
+    for i in $(seq 1 600); do
+      kill -0 "$p" 2>/dev/null || break
+      read -r -t 0.05 <> <(:) || true
+    done
+  done
   CLUSTER_PIDS=()
   unset FABRICPULSE_TLS_CERT FABRICPULSE_TLS_KEY FABRICPULSE_TLS_CA
   [ -n "${KEEP_LOGS:-}" ] || rm -rf "$CLUSTER_DIR"
