@@ -69,6 +69,12 @@ GlooBackend::SharedDevice() {
   return device_;
 }
 
+absl::Status GlooBackend::ReleaseDevice() {
+  std::lock_guard<std::mutex> lock(mu_);
+  device_.reset();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Communicator>> GlooBackend::CreateCommunicator(
     const CommunicatorOptions& options, KeyValueStore* store) {
   if (store == nullptr) {

@@ -46,6 +46,12 @@ class GlooBackend : public CollectiveBackend {
   absl::StatusOr<std::unique_ptr<Communicator>> CreateCommunicator(
       const CommunicatorOptions& options, KeyValueStore* store) override;
 
+  // Drops the shared TCP device: its loop thread, which polls every 10 ms
+  // while the device exists, ends once the last context using it is gone
+  // (the idle release drops the communicators first). The next
+  // CreateCommunicator creates a new device. Never fails.
+  absl::Status ReleaseDevice() override;
+
  private:
   // The shared TCP device, created on first use.
   absl::StatusOr<std::shared_ptr<::gloo::transport::Device>> SharedDevice();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -297,6 +298,39 @@ TEST(GlooBackendTest, ReserveRefusesMoreThan16GiB) {
   EXPECT_NE(status.message().find("17179869185"), absl::string_view::npos)
       << status;
   EXPECT_TRUE((*comm)->Reserve(4096).ok());
+}
+
+// Threads of this process (/proc/self/task entries).
+int ThreadCount() {
+  int n = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+TEST(GlooBackendTest, ReleaseDeviceEndsTheTransportLoopAndANewCommWorks) {
+  fakes::InMemoryKvStore store;
+  GlooBackend backend("127.0.0.1");
+  const int before = ThreadCount();
+  {
+    auto comm = backend.CreateCommunicator(OptionsFor(0, 1), &store);
+    ASSERT_TRUE(comm.ok()) << comm.status();
+    // The TCP device's loop thread (it polls every 10 ms while it lives).
+    EXPECT_GT(ThreadCount(), before);
+  }
+  ASSERT_TRUE(backend.ReleaseDevice().ok());
+  // The device's destructor joins its loop thread.
+  EXPECT_EQ(ThreadCount(), before);
+  auto again = backend.CreateCommunicator(OptionsFor(0, 1), &store);
+  ASSERT_TRUE(again.ok()) << again.status();
+  const core::Step step =
+      MakeStep(Op::kAllReduce, DType::kFloat, RedOp::kSum, false, 1);
+  auto outcome = (*again)->RunStep(step, SmallRun());
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->wrong, 0);
 }
 
 TEST(GlooBackendTest, SingleRankStepIsALocalCopy) {
