@@ -132,8 +132,15 @@ void TablePrinter::CommReady(const v1::SweepCommReady& ready) {
 void TablePrinter::Add(const v1::StepResult& result) {
   const v1::StepKey& step = result.step();
   if (std::isfinite(result.busbw_bytes_per_second())) {
-    busbw_sum_ += result.busbw_bytes_per_second();
-    ++busbw_count_;
+    auto op = std::find_if(
+        busbw_by_op_.begin(), busbw_by_op_.end(),
+        [&](const BusbwSum& b) { return b.op == result.step().op(); });
+    if (op == busbw_by_op_.end()) {
+      busbw_by_op_.push_back({result.step().op()});
+      op = busbw_by_op_.end() - 1;
+    }
+    op->sum += result.busbw_bytes_per_second();
+    ++op->count;
   }
   wrong_total_ += result.wrong();
   if (result.iterations() > 0) {
@@ -186,15 +193,18 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
     }
     out_ << "# Wrong values by rank : " << absl::StrJoin(ranks, ", ") << "\n";
   }
-  if (busbw_count_ == 0) {
-    out_ << "# Avg bus bandwidth    : N/A\n";
-  } else if (options_.raw) {
-    out_ << absl::StrFormat("# Avg bus bandwidth    : %.0f B/s\n",
-                            busbw_sum_ / busbw_count_);
-  } else {
-    out_ << absl::StrFormat("# Avg bus bandwidth    : %g %s\n",
-                            ToBwUnit(options_.unit, busbw_sum_ / busbw_count_),
-                            BwUnitLabel(options_.unit));
+  if (busbw_by_op_.empty()) out_ << "# Avg bus bandwidth    : N/A\n";
+  // One line per op (nccl-tests runs one op per run); with several ops
+  // each line names its op.
+  for (const BusbwSum& b : busbw_by_op_) {
+    const double mean = b.sum / b.count;
+    out_ << "# Avg bus bandwidth    : "
+         << (options_.raw
+                 ? absl::StrFormat("%.0f B/s", mean)
+                 : absl::StrFormat("%g %s", ToBwUnit(options_.unit, mean),
+                                   BwUnitLabel(options_.unit)))
+         << (busbw_by_op_.size() > 1 ? absl::StrCat(" (", b.op, ")") : "")
+         << "\n";
   }
   if (iterations_results_ > 0) {
     out_ << absl::StrFormat(

@@ -82,8 +82,15 @@ class TablePrinter : public ResultPrinter {
   std::vector<Row> pending_;
   // The op of the block being printed; empty before the first row.
   std::string block_op_;
-  double busbw_sum_ = 0;  // bytes per second
-  int busbw_count_ = 0;
+  // busbw summed per op (bytes per second) in the order the ops first
+  // reported: nccl-tests' "Avg bus bandwidth" is one op's; averaging
+  // different ops together means nothing. At most the spec's ops.
+  struct BusbwSum {
+    std::string op;
+    double sum = 0;
+    int count = 0;
+  };
+  std::vector<BusbwSum> busbw_by_op_;
   int64_t wrong_total_ = 0;
   // Iterations over the results that reported them.
   int64_t iterations_total_ = 0;

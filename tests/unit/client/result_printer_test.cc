@@ -261,6 +261,24 @@ TEST(TablePrinterTest, FooterAndStatus) {
   EXPECT_TRUE(absl::EndsWith(text, "#\n# sweep s-1 succeeded\n")) << text;
 }
 
+TEST(TablePrinterTest, AverageBusBandwidthIsPerOpNeverMixed) {
+  Printer p(Format(OutputFormat::kTable));
+  p.printer->Begin(Spec({"all_reduce", "all_gather"}, "out_of_place"),
+                   Started());
+  p.printer->Add(Result("all_reduce", kMiB, false, 100e-6));
+  p.printer->Add(Result("all_gather", kMiB, false, 100e-6));
+  p.printer->Finish(Finished());
+  const std::string text = p.out.str();
+  // 4 ranks, 10.4858 GB/s of algbw each: all_reduce's busbw is 2 (n-1)/n of
+  // it, all_gather's (n-1)/n. One line mixing them would say 11.7965 GB/s.
+  EXPECT_THAT(
+      text, HasSubstr("# Avg bus bandwidth    : 15.7286 GB/s (all_reduce)\n"));
+  EXPECT_THAT(
+      text, HasSubstr("# Avg bus bandwidth    : 7.86432 GB/s (all_gather)\n"));
+  EXPECT_THAT(text, Not(HasSubstr("11.7965")));
+  EXPECT_THAT(text, Not(HasSubstr("GB/s\n# Out")));
+}
+
 TEST(TablePrinterTest, StragglerIsTheLastLine) {
   Printer p(Format(OutputFormat::kTable));
   p.printer->Begin(Spec({"all_reduce"}, "both"), Started());
