@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "client/cli/command_suggestion.h"
 #include "client/cli/help_text.h"
+#include "client/cli/local_signal_guard.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
 #include "client/commands/certs_command.h"
@@ -219,6 +220,15 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   return kExitBadInput;
 }
 
+// Checks the selected command's flags without a coordinator (for `local`,
+// before anything starts; `nranks`: the local cluster's ranks).
+absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
+  if (set.sweep->parsed()) return CheckSweepFlags(set.sweep_flags, nranks);
+  if (set.results->parsed()) return CheckResultsFlags(set.results_flags);
+  if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
+  return absl::OkStatus();
+}
+
 // A global --output (given before the command) for the command that takes
 // one, unless the command has its own. Errors: INVALID_ARGUMENT the command
 // prints no formats.
@@ -238,6 +248,14 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
       "--output: only sweep, results and diagnose print formats");
 }
 
+void ReportKeptDir(const std::string& dir, std::FILE* err) {
+  if (!KeepLocalDir()) return;
+  std::fprintf(err,
+               "fabricpulse: local: kept %s (FABRICPULSE_KEEP_LOCAL_DIR): the "
+               "daemons' logs, state and certificates; remove it when done\n",
+               dir.c_str());
+}
+
 struct LocalFlags {
   std::string backend = "auto";
   int agents = 1;
@@ -245,6 +263,14 @@ struct LocalFlags {
 };
 
 int RunLocal(const LocalFlags& flags, const CommandSet& set) {
+  // Every flag first: nothing starts for a command that cannot run.
+  if (absl::Status bad = CheckCommandFlags(set, flags.agents * flags.ranks);
+      !bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
+  // Before any thread starts (gRPC's, the cluster's).
+  LocalSignalGuard signals;
   LocalClusterOptions options;
   options.bin_dir = common::ExecutableDir();
   options.agents = flags.agents;
@@ -272,18 +298,32 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
                : kExitFailed;
   }
   options.backend = *backend;
-  auto cluster = LocalCluster::Start(options);
-  if (!cluster.ok()) {
-    PrintError(absl::StrCat("local: ", cluster.status().message()));
-    return cluster.status().code() == absl::StatusCode::kInvalidArgument
+  auto created = LocalCluster::Create(options);
+  if (!created.ok()) {
+    PrintError(absl::StrCat("local: ", created.status().message()));
+    return created.status().code() == absl::StatusCode::kInvalidArgument
                ? kExitBadInput
                : kExitFailed;
   }
-  CoordinatorTarget target;
-  target.address = (*cluster)->coordinator();
-  target.tls = (*cluster)->client_tls();
-  int code = RunSelected(set, target);
-  (*cluster)->Stop();
+  LocalCluster& cluster = **created;
+  // A signal from here on stops the daemons and removes the folder.
+  signals.SetCleanup([&cluster](std::FILE* err) {
+    cluster.Stop();
+    ReportKeptDir(cluster.dir(), err);
+  });
+  int code = kExitOk;
+  if (absl::Status launched = cluster.Launch(); !launched.ok()) {
+    PrintError(absl::StrCat("local: ", launched.message()));
+    code = kExitFailed;
+  } else {
+    CoordinatorTarget target;
+    target.address = cluster.coordinator();
+    target.tls = cluster.client_tls();
+    code = RunSelected(set, target);
+  }
+  cluster.Stop();
+  signals.SetCleanup(nullptr);
+  ReportKeptDir(cluster.dir(), stderr);
   return code;
 }
 
