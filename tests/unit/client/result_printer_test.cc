@@ -139,8 +139,9 @@ TEST(OutputOptionsTest, ParsesFormatsAndUnits) {
   EXPECT_EQ(ParseBwUnit("Gbps").value(), BwUnit::kGbps);
   absl::StatusOr<BwUnit> unit = ParseBwUnit("gbps");
   ASSERT_EQ(unit.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(unit.status().message(),
-                               "--bw-unit: unknown unit 'gbps'; allowed: GBps"));
+  EXPECT_TRUE(
+      absl::StartsWith(unit.status().message(),
+                       "--bw-unit: unknown unit 'gbps'; allowed: GBps"));
 }
 
 TEST(UnitsTest, HandComputedBandwidths) {
