@@ -2,8 +2,16 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/cli/command_suggestion.h"
+#include "client/cli/help_text.h"
+#include "client/cli/local_signal_guard.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
 #include "client/commands/certs_command.h"
@@ -18,6 +26,10 @@
 #include "daemon/common/process.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/core/dtype.h"
+#include "daemon/core/op_traits.h"
+#include "daemon/core/redop.h"
+#include "daemon/core/version.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
 
@@ -43,7 +55,9 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   auto* plan = sweep->add_option(
       "--plan", f.plan,
       "Run this plan from the coordinator's config (its spec and nodes)");
-  sweep->add_option("--ops", f.ops, "Ops, comma-separated")
+  sweep
+      ->add_option("--ops", f.ops,
+                   WithAllowed("Ops, comma-separated", core::AllOpNames()))
       ->delimiter(',')
       ->capture_default_str();
   sweep
@@ -62,8 +76,15 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
           ->capture_default_str();
   sweep->add_option("--step", f.step, "Arithmetic size step instead of factor")
       ->excludes(factor);
-  sweep->add_option("--dtype", f.dtype, "Element type")->capture_default_str();
-  sweep->add_option("--redop", f.redop, "sum, prod, min, max or avg")
+  sweep
+      ->add_option("--dtype", f.dtype,
+                   WithAllowed("Element type", core::AllDTypeNames()))
+      ->capture_default_str();
+  sweep
+      ->add_option("--redop", f.redop,
+                   WithAllowed("Reduction of all_reduce, reduce and "
+                               "reduce_scatter",
+                               core::AllRedOpNames()))
       ->capture_default_str();
   sweep->add_option("--root", f.root, "Root rank of rooted ops")
       ->capture_default_str();
@@ -88,8 +109,14 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                     "batches, e.g. 2s (default)");
   sweep->add_option("--warmup", f.warmup, "Warm-up iterations per size")
       ->capture_default_str();
-  sweep->add_flag("--check,!--no-check", f.check,
-                  "Verify every output element (default on)");
+  // Two flags, not "--check,!--no-check": CLI11 would show that as
+  // "--check,--no-check{false}", as if the check were off.
+  auto* check = sweep->add_flag(
+      "--check", f.check, "Verify every output element (the default: on)");
+  sweep
+      ->add_flag_callback(
+          "--no-check", [&f] { f.check = false; }, "Skip the data check")
+      ->excludes(check);
   sweep->add_flag_callback(
       "--in-place", [&f] { f.placement = "in_place"; }, "In-place only");
   sweep->add_flag_callback(
@@ -129,11 +156,12 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                   "running sweep ends 'preempted', exit 4)");
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
-       {"--ops",           "--min-bytes", "--max-bytes", "--factor",
-        "--step",          "--dtype",     "--redop",     "--root",
-        "--iters",         "--tolerance", "--min-iters", "--max-iters",
-        "--step-time-cap", "--warmup",    "--check",     "--in-place",
-        "--out-of-place",  "--both",      "--graph",     "--timeout"}) {
+       {"--ops",           "--min-bytes",    "--max-bytes", "--factor",
+        "--step",          "--dtype",        "--redop",     "--root",
+        "--iters",         "--tolerance",    "--min-iters", "--max-iters",
+        "--step-time-cap", "--warmup",       "--check",     "--no-check",
+        "--in-place",      "--out-of-place", "--both",      "--graph",
+        "--timeout"}) {
     sweep->get_option(name)->excludes(plan);
   }
 }
@@ -192,6 +220,42 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   return kExitBadInput;
 }
 
+// Checks the selected command's flags without a coordinator (for `local`,
+// before anything starts; `nranks`: the local cluster's ranks).
+absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
+  if (set.sweep->parsed()) return CheckSweepFlags(set.sweep_flags, nranks);
+  if (set.results->parsed()) return CheckResultsFlags(set.results_flags);
+  if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
+  return absl::OkStatus();
+}
+
+// A global --output (given before the command) for the command that takes
+// one, unless the command has its own. Errors: INVALID_ARGUMENT the command
+// prints no formats.
+absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
+  struct Target {
+    CLI::App* command;
+    std::string* output;
+  };
+  for (const Target& t : {Target{set.sweep, &set.sweep_flags.output},
+                          Target{set.results, &set.results_flags.output},
+                          Target{set.diagnose, &set.diagnose_output}}) {
+    if (!t.command->parsed()) continue;
+    if (t.command->get_option("--output")->count() == 0) *t.output = output;
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      "--output: only sweep, results and diagnose print formats");
+}
+
+void ReportKeptDir(const std::string& dir, std::FILE* err) {
+  if (!KeepLocalDir()) return;
+  std::fprintf(err,
+               "fabricpulse: local: kept %s (FABRICPULSE_KEEP_LOCAL_DIR): the "
+               "daemons' logs, state and certificates; remove it when done\n",
+               dir.c_str());
+}
+
 struct LocalFlags {
   std::string backend = "auto";
   int agents = 1;
@@ -199,6 +263,14 @@ struct LocalFlags {
 };
 
 int RunLocal(const LocalFlags& flags, const CommandSet& set) {
+  // Every flag first: nothing starts for a command that cannot run.
+  if (absl::Status bad = CheckCommandFlags(set, flags.agents * flags.ranks);
+      !bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
+  // Before any thread starts (gRPC's, the cluster's).
+  LocalSignalGuard signals;
   LocalClusterOptions options;
   options.bin_dir = common::ExecutableDir();
   options.agents = flags.agents;
@@ -226,19 +298,70 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
                : kExitFailed;
   }
   options.backend = *backend;
-  auto cluster = LocalCluster::Start(options);
-  if (!cluster.ok()) {
-    PrintError(absl::StrCat("local: ", cluster.status().message()));
-    return cluster.status().code() == absl::StatusCode::kInvalidArgument
+  auto created = LocalCluster::Create(options);
+  if (!created.ok()) {
+    PrintError(absl::StrCat("local: ", created.status().message()));
+    return created.status().code() == absl::StatusCode::kInvalidArgument
                ? kExitBadInput
                : kExitFailed;
   }
-  CoordinatorTarget target;
-  target.address = (*cluster)->coordinator();
-  target.tls = (*cluster)->client_tls();
-  int code = RunSelected(set, target);
-  (*cluster)->Stop();
+  LocalCluster& cluster = **created;
+  // A signal from here on stops the daemons and removes the folder.
+  signals.SetCleanup([&cluster](std::FILE* err) {
+    cluster.Stop();
+    ReportKeptDir(cluster.dir(), err);
+  });
+  int code = kExitOk;
+  if (absl::Status launched = cluster.Launch(); !launched.ok()) {
+    PrintError(absl::StrCat("local: ", launched.message()));
+    code = kExitFailed;
+  } else {
+    CoordinatorTarget target;
+    target.address = cluster.coordinator();
+    target.tls = cluster.client_tls();
+    code = RunSelected(set, target);
+  }
+  cluster.Stop();
+  signals.SetCleanup(nullptr);
+  ReportKeptDir(cluster.dir(), stderr);
   return code;
+}
+
+// The subcommands of `app`, in the order --help lists them.
+std::vector<std::string> CommandNames(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// For a parse error with no command (or none under `local`): "unknown
+// command 'x'; did you mean ...", or "no command given; ..."; nullopt when a
+// command was found (the error is then about its flags).
+std::optional<std::string> CommandError(CLI::App& app, CLI::App& local,
+                                        const CLI::Error& error) {
+  CLI::App* where = &app;
+  std::string program = "fabricpulse";
+  if (local.parsed()) {
+    where = &local;
+    program = "fabricpulse local";
+  }
+  if (!where->get_subcommands().empty()) return std::nullopt;
+  // A word where the command should be, wherever CLI11 left it (under
+  // `local` it falls through to the top level).
+  for (const std::string& arg : app.remaining(/*recurse=*/true)) {
+    if (!arg.empty() && arg[0] != '-') {
+      return UnknownCommandMessage(program, arg, CommandNames(*where));
+    }
+  }
+  if (error.get_name() == "RequiredError" &&
+      absl::StrContains(error.what(), "ubcommand")) {
+    return absl::StrCat("no command given; commands: ",
+                        absl::StrJoin(CommandNames(*where), ", "), "; see '",
+                        program, " --help'");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -249,12 +372,24 @@ int main(int argc, char** argv) {
   CLI::App app{
       "fabricpulse: measure a cluster's collective-communication fabric"};
   app.require_subcommand(1);
+  // Global flags are taken after the command too (`sweep --coordinator
+  // H:P`): a flag a subcommand lacks falls through to its parent.
+  app.fallthrough();
+  app.set_version_flag("--version",
+                       fabricpulse::core::VersionLine("fabricpulse"),
+                       "Print the version and exit");
+  app.footer(fabricpulse::client::RootHelpFooter());
   fabricpulse::client::CoordinatorTarget coordinator;
   app.add_option("--coordinator", coordinator.address,
                  "Coordinator address HOST:PORT")
       ->envname("FABRICPULSE_COORDINATOR");
   // `local` runs real TLS with a throwaway CA of its own and ignores these.
   fabricpulse::common::AddTlsFlags(app, coordinator.tls);
+  std::string global_output;
+  CLI::Option* global_output_flag = app.add_option(
+      "--output", global_output,
+      "table, json or csv, for sweep, results and diagnose (which also take "
+      "it after the command)");
   CommandSet direct;
   fabricpulse::client::AddCommands(app, direct);
   fabricpulse::client::CertsFlags certs_flags;
@@ -325,9 +460,21 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fabricpulse::client::PrintError(e.what());
+    std::optional<std::string> command =
+        fabricpulse::client::CommandError(app, *local, e);
+    fabricpulse::client::PrintError(command.value_or(e.what()));
     return fabricpulse::client::kExitBadInput;
+  }
+  if (global_output_flag->count() > 0) {
+    absl::Status applied = fabricpulse::client::ApplyGlobalOutput(
+        local->parsed() ? in_local : direct, global_output);
+    if (!applied.ok()) {
+      fabricpulse::client::PrintError(std::string(applied.message()));
+      return fabricpulse::client::kExitBadInput;
+    }
   }
   if (local->parsed()) {
     return fabricpulse::client::RunLocal(local_flags, in_local);

@@ -12,19 +12,24 @@
 
 namespace fabricpulse::client {
 
+absl::Status CheckDiagnoseOutput(const std::string& output) {
+  auto format = ParseOutputFormat(output);
+  if (!format.ok()) return format.status();
+  if (*format == OutputFormat::kCsv) {
+    return absl::InvalidArgumentError(
+        "--output: diagnose does not print csv (one report, not rows); "
+        "allowed: table, json");
+  }
+  return absl::OkStatus();
+}
+
 int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
                        const std::string& sweep_id, const std::string& output) {
-  auto format = ParseOutputFormat(output);
-  if (!format.ok()) {
-    PrintError(std::string(format.status().message()));
+  if (absl::Status bad = CheckDiagnoseOutput(output); !bad.ok()) {
+    PrintError(std::string(bad.message()));
     return kExitBadInput;
   }
-  if (*format == OutputFormat::kCsv) {
-    PrintError(
-        "output: diagnose does not print csv (one report, not rows); "
-        "allowed: table, json");
-    return kExitBadInput;
-  }
+  const OutputFormat format = *ParseOutputFormat(output);
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
@@ -34,7 +39,7 @@ int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
   v1::DiagnoseResponse resp;
   grpc::Status status = (*stub)->Diagnose(&ctx, req, &resp);
   if (!status.ok()) return ReportCallError("diagnose", status);
-  if (*format == OutputFormat::kJson) {
+  if (format == OutputFormat::kJson) {
     std::cout << DiagnosisJson(resp);
   } else {
     PrintDiagnosisReport(resp, std::cout);

@@ -6,9 +6,14 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "client/commands/coordinator_connection.h"
 
 namespace fabricpulse::client {
+
+// Checks --output (table or json). Errors: INVALID_ARGUMENT naming the flag
+// and what is allowed.
+absl::Status CheckDiagnoseOutput(const std::string& output);
 
 // Returns the exit code: 0 a diagnosis was printed, whatever it says (the
 // state is in the output); 1 the coordinator could not diagnose (no such

@@ -14,6 +14,26 @@ inline constexpr int kExitUnreachable = 3;  // unreachable or refused
 inline constexpr int kExitBusy = 4;
 inline constexpr int kExitGateFailed = 5;  // --fail-on-regression, --min-busbw
 
+// What each code means, for `fabricpulse --help` (keep README "Exit codes"
+// in step).
+struct ExitCodeMeaning {
+  int code;
+  const char* meaning;
+};
+inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
+    {kExitOk, "success"},
+    {kExitFailed,
+     "a sweep failed, hung or was aborted, or its data check found wrong "
+     "elements (the line names the culprit when known)"},
+    {kExitBadInput, "bad input: an unknown command, flag or value"},
+    {kExitUnreachable,
+     "the coordinator is unreachable or refused the call (TLS, role)"},
+    {kExitBusy,
+     "busy: the members run another sweep, a member GPU runs a foreign "
+     "process, or the sweep was preempted by one"},
+    {kExitGateFailed, "a gate failed (--fail-on-regression, --min-busbw)"},
+};
+
 // Exit code for a status returned by the coordinator.
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {

@@ -119,16 +119,21 @@ int PrintList(const v1::ListSweepsResponse& resp, OutputFormat format) {
 
 }  // namespace
 
+absl::Status CheckResultsFlags(const ResultsFlags& flags) {
+  auto format = ParseOutputFormat(flags.output);
+  if (!format.ok()) return format.status();
+  return ParseBwUnit(flags.bw_unit).status();
+}
+
 int RunResultsCommand(const CoordinatorTarget& coordinator,
                       const ResultsFlags& flags) {
+  if (absl::Status bad = CheckResultsFlags(flags); !bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
   OutputOptions output;
   auto format = ParseOutputFormat(flags.output);
   auto unit = ParseBwUnit(flags.bw_unit);
-  if (!format.ok() || !unit.ok()) {
-    PrintError(std::string(
-        (!format.ok() ? format.status() : unit.status()).message()));
-    return kExitBadInput;
-  }
   output.format = *format;
   output.unit = *unit;
   output.raw = flags.raw;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/output/output_options.h"
 
@@ -16,6 +17,10 @@ struct ResultsFlags {
   std::string bw_unit = "GBps";
   bool raw = false;
 };
+
+// Checks --output and --bw-unit. Errors: INVALID_ARGUMENT naming the flag
+// and what is allowed.
+absl::Status CheckResultsFlags(const ResultsFlags& flags);
 
 // Returns the exit code.
 int RunResultsCommand(const CoordinatorTarget& coordinator,

@@ -60,31 +60,42 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   return spec;
 }
 
-int RunSweepCommand(const CoordinatorTarget& coordinator,
-                    const SweepFlags& flags) {
-  OutputOptions output;
+absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks) {
   auto spec = SpecFromFlags(flags);
-  absl::Status bad = spec.status();
-  if (bad.ok()) {
-    auto format = ParseOutputFormat(flags.output);
-    auto unit = ParseBwUnit(flags.bw_unit);
-    bad = !format.ok() ? format.status() : unit.status();
-    if (bad.ok()) {
-      output.format = *format;
-      output.unit = *unit;
-      output.raw = flags.raw;
-    }
-  }
-  absl::StatusOr<std::vector<MinBusbw>> gates =
-      ParseMinBusbw(flags.min_busbw, output.unit);
-  if (bad.ok()) bad = gates.status();
+  if (!spec.ok()) return spec.status();
+  auto format = ParseOutputFormat(flags.output);
+  if (!format.ok()) return format.status();
+  auto unit = ParseBwUnit(flags.bw_unit);
+  if (!unit.ok()) return unit.status();
+  auto gates = ParseMinBusbw(flags.min_busbw, *unit);
+  if (!gates.ok()) return gates.status();
   // A plan's ops are known once it starts: an op it lacks then fails its
   // gate as unmeasured.
-  if (bad.ok() && flags.plan.empty()) bad = CheckGateOps(*gates, flags.ops);
-  if (!bad.ok()) {
+  if (!flags.plan.empty()) return absl::OkStatus();
+  if (absl::Status ops = CheckGateOps(*gates, flags.ops); !ops.ok()) {
+    return ops;
+  }
+  if (nranks > 0 && flags.nodes.empty()) {
+    auto resolved = core::Validate(*spec, nranks);
+    if (!resolved.ok()) return resolved.status();
+  }
+  return absl::OkStatus();
+}
+
+int RunSweepCommand(const CoordinatorTarget& coordinator,
+                    const SweepFlags& flags) {
+  if (absl::Status bad = CheckSweepFlags(flags); !bad.ok()) {
     PrintError(std::string(bad.message()));
     return kExitBadInput;
   }
+  // Checked: every parse below succeeds.
+  auto spec = SpecFromFlags(flags);
+  OutputOptions output;
+  output.format = *ParseOutputFormat(flags.output);
+  output.unit = *ParseBwUnit(flags.bw_unit);
+  output.raw = flags.raw;
+  absl::StatusOr<std::vector<MinBusbw>> gates =
+      ParseMinBusbw(flags.min_busbw, output.unit);
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
 

@@ -49,6 +49,13 @@ struct SweepFlags {
 // INVALID_ARGUMENT naming the flag.
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
+// Checks every flag that needs no coordinator: what SpecFromFlags parses,
+// --output, --bw-unit and --min-busbw, and, without --plan and --nodes and
+// with `nranks` > 0, the spec for that many ranks (core::Validate: ops,
+// dtype, redop, root, ranges). `fabricpulse local` calls it before it starts
+// anything. Errors: INVALID_ARGUMENT naming the flag and what is allowed.
+absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks = 0);
+
 // Returns the exit code: 0 success; 1 the sweep failed or its data check
 // found wrong elements; 2 bad flags; 3 unreachable; 4 busy (members busy
 // with another sweep, a GPU busy with a foreign process, or the sweep was

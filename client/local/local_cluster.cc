@@ -27,7 +27,21 @@ std::string LocalCluster::NodeName(int agent) const {
   return absl::StrCat("local-", agent);
 }
 
+bool KeepLocalDir() {
+  const char* keep = std::getenv("FABRICPULSE_KEEP_LOCAL_DIR");
+  return keep != nullptr && *keep != '\0' && std::string(keep) != "0";
+}
+
 absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
+    const LocalClusterOptions& options) {
+  auto cluster = Create(options);
+  if (!cluster.ok()) return cluster.status();
+  absl::Status launched = (*cluster)->Launch();
+  if (!launched.ok()) return launched;
+  return cluster;
+}
+
+absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Create(
     const LocalClusterOptions& options) {
   if (options.agents < 1 || options.agents > 64) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -44,29 +58,54 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
     return absl::InternalError("cannot create a temporary folder in /tmp");
   }
   cluster->dir_ = dir_template;
-  const std::string& dir = cluster->dir_;
-  absl::Status certs = cluster->MakeCertificates();
-  if (!certs.ok()) return certs;
+  return cluster;
+}
 
-  absl::Status coordinator = cluster->StartCoordinator("127.0.0.1:0");
+absl::Status LocalCluster::Launch() {
+  absl::Status certs = MakeCertificates();
+  if (!certs.ok()) return certs;
+  absl::Status coordinator = StartCoordinator("127.0.0.1:0");
   if (!coordinator.ok()) return coordinator;
-  for (int i = 0; i < options.agents; ++i) {
-    absl::Status started = cluster->StartAgent(i);
+  for (int i = 0; i < options_.agents; ++i) {
+    absl::Status started = StartAgent(i);
     if (!started.ok()) return started;
   }
-  for (int i = 0; i < options.agents; ++i) {
+  for (int i = 0; i < options_.agents; ++i) {
     auto agent_ports = common::WaitForPortFile(
-        absl::StrCat(dir, "/agent-", i, ".ports"), absl::Seconds(20));
+        absl::StrCat(dir_, "/agent-", i, ".ports"), absl::Seconds(20));
     if (!agent_ports.ok()) {
       return absl::DeadlineExceededError(absl::StrCat(
-          "agent ", i, " did not start; see ", dir, "/agent-", i, ".log"));
+          "agent ", i, " did not start; see ", dir_, "/agent-", i, ".log"));
     }
-    cluster->agent_metrics_.push_back(agent_ports->metrics);
+    agent_metrics_.push_back(agent_ports->metrics);
   }
-  absl::Status ready =
-      cluster->WaitReady(options.agents, options.ready_timeout);
-  if (!ready.ok()) return ready;
-  return cluster;
+  return WaitReady(options_.agents, options_.ready_timeout);
+}
+
+std::vector<pid_t> LocalCluster::agent_pids() const {
+  absl::MutexLock lock(&mu_);
+  return agent_pids_;
+}
+
+pid_t LocalCluster::coordinator_pid() const {
+  absl::MutexLock lock(&mu_);
+  return coordinator_pid_;
+}
+
+absl::Status LocalCluster::SpawnDaemon(const common::SpawnOptions& spawn,
+                                       bool agent) {
+  // Under the lock: a concurrent Stop() either sees this pid or comes
+  // first and nothing is spawned.
+  absl::MutexLock lock(&mu_);
+  if (stopped_) return absl::CancelledError("the local cluster was stopped");
+  auto pid = common::Spawn(spawn);
+  if (!pid.ok()) return pid.status();
+  if (agent) {
+    agent_pids_.push_back(*pid);
+  } else {
+    coordinator_pid_ = *pid;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LocalCluster::MakeCertificates() {
@@ -132,9 +171,8 @@ absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
   }
   coord.env = options_.env;
   coord.log_file = dir_ + "/coordinator.log";
-  auto pid = common::Spawn(coord);
-  if (!pid.ok()) return pid.status();
-  coordinator_pid_ = *pid;
+  absl::Status spawned = SpawnDaemon(coord, /*agent=*/false);
+  if (!spawned.ok()) return spawned;
   auto ports = common::WaitForPortFile(ports_file, absl::Seconds(20));
   if (!ports.ok()) {
     return absl::DeadlineExceededError(absl::StrCat(
@@ -146,8 +184,9 @@ absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
 }
 
 absl::Status LocalCluster::CrashAndRestartCoordinator() {
-  kill(coordinator_pid_, SIGKILL);
-  common::WaitForExit(coordinator_pid_, absl::Seconds(10));
+  const pid_t pid = coordinator_pid();
+  kill(pid, SIGKILL);
+  common::WaitForExit(pid, absl::Seconds(10));
   return StartCoordinator(coordinator_);
 }
 
@@ -196,10 +235,7 @@ absl::Status LocalCluster::StartAgent(int index) {
   }
   agent.env = options_.env;
   agent.log_file = absl::StrCat(dir_, "/agent-", index, ".log");
-  auto pid = common::Spawn(agent);
-  if (!pid.ok()) return pid.status();
-  agent_pids_.push_back(*pid);
-  return absl::OkStatus();
+  return SpawnDaemon(agent, /*agent=*/true);
 }
 
 absl::Status LocalCluster::WaitReady(int agents, absl::Duration timeout) const {
@@ -235,13 +271,19 @@ absl::Status LocalCluster::WaitReady(int agents, absl::Duration timeout) const {
 }
 
 void LocalCluster::Stop() {
-  if (stopped_) return;
-  stopped_ = true;
-  for (pid_t pid : agent_pids_) common::TerminateProcess(pid, kStopGrace);
-  if (coordinator_pid_ > 0) {
-    common::TerminateProcess(coordinator_pid_, kStopGrace);
+  absl::MutexLock stop_lock(&stop_mu_);
+  std::vector<pid_t> agents;
+  pid_t coordinator = -1;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    agents = agent_pids_;
+    coordinator = coordinator_pid_;
   }
-  if (std::getenv("FABRICPULSE_KEEP_LOCAL_DIR") == nullptr && !dir_.empty()) {
+  for (pid_t pid : agents) common::TerminateProcess(pid, kStopGrace);
+  if (coordinator > 0) common::TerminateProcess(coordinator, kStopGrace);
+  if (!KeepLocalDir() && !dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/common/process.h"
 #include "daemon/security/cert_set.h"
 #include "daemon/security/identity.h"
 #include "daemon/security/tls_options.h"
@@ -35,18 +37,31 @@ struct LocalClusterOptions {
   bool insecure = false;
 };
 
+// Whether FABRICPULSE_KEEP_LOCAL_DIR asks to keep the temporary folder (set,
+// and neither empty nor "0").
+bool KeepLocalDir();
+
 class LocalCluster {
  public:
-  // Starts the daemons and waits until every agent is registered with all
-  // its workers ready. Errors: INVALID_ARGUMENT bad options; NOT_FOUND a
-  // binary is missing; DEADLINE_EXCEEDED not ready in time (the message
-  // names the log folder).
+  // Create, then Launch.
   static absl::StatusOr<std::unique_ptr<LocalCluster>> Start(
+      const LocalClusterOptions& options);
+  // Checks the options and makes the temporary folder; starts nothing.
+  // Errors: INVALID_ARGUMENT bad options; INTERNAL no folder.
+  static absl::StatusOr<std::unique_ptr<LocalCluster>> Create(
       const LocalClusterOptions& options);
   ~LocalCluster();  // Stop()
 
+  // Makes the certificates, starts the daemons and waits until every agent
+  // is registered with all its workers ready. Call once. Errors: NOT_FOUND
+  // a binary is missing; DEADLINE_EXCEEDED not ready in time (the message
+  // names the log folder); CANCELLED Stop was called.
+  absl::Status Launch();
+
   // Terminates agents (and so their workers) then the coordinator, and
-  // removes the temporary folder. Idempotent.
+  // removes the temporary folder unless KeepLocalDir(). Idempotent and
+  // thread-safe: it may end a Launch running on another thread (which then
+  // fails), and a second call returns once the first is done.
   void Stop();
 
   const std::string& coordinator() const { return coordinator_; }
@@ -54,8 +69,8 @@ class LocalCluster {
   const std::vector<std::string>& agent_metrics() const {
     return agent_metrics_;
   }
-  const std::vector<pid_t>& agent_pids() const { return agent_pids_; }
-  pid_t coordinator_pid() const { return coordinator_pid_; }
+  std::vector<pid_t> agent_pids() const;
+  pid_t coordinator_pid() const;
   const std::string& dir() const { return dir_; }
   std::string NodeName(int agent) const;
 
@@ -94,16 +109,23 @@ class LocalCluster {
   // The daemon flags for `id`'s certificate (or --insecure).
   std::vector<std::string> TlsArgs(const security::Identity& id) const;
 
+  // Spawns `spawn` unless stopped, recording its pid in `pid` or
+  // `agent_pids_`. Errors: as common::Spawn; CANCELLED stopped.
+  absl::Status SpawnDaemon(const common::SpawnOptions& spawn, bool agent);
+
   LocalClusterOptions options_;
   std::string dir_;
   std::string coordinator_;
   std::string metrics_;
-  pid_t coordinator_pid_ = -1;
-  std::vector<pid_t> agent_pids_;
   std::vector<std::string> agent_metrics_;
   std::optional<security::CertSet> certs_;
   security::TlsOptions client_tls_;
-  bool stopped_ = false;
+  // Held for a whole Stop(), so that a second one waits for the first.
+  absl::Mutex stop_mu_;
+  mutable absl::Mutex mu_;
+  pid_t coordinator_pid_ ABSL_GUARDED_BY(mu_) = -1;
+  std::vector<pid_t> agent_pids_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace fabricpulse::client

@@ -14,7 +14,7 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(absl::string_view name) {
   if (lower == "json") return OutputFormat::kJson;
   if (lower == "csv") return OutputFormat::kCsv;
   return absl::InvalidArgumentError(absl::StrCat(
-      "output: unknown format '", name, "'; allowed: table, json, csv"));
+      "--output: unknown format '", name, "'; allowed: table, json, csv"));
 }
 
 absl::StatusOr<BwUnit> ParseBwUnit(absl::string_view name) {
@@ -22,7 +22,7 @@ absl::StatusOr<BwUnit> ParseBwUnit(absl::string_view name) {
   if (name == "GBps") return BwUnit::kGBps;
   if (name == "Gbps") return BwUnit::kGbps;
   return absl::InvalidArgumentError(
-      absl::StrCat("bw-unit: unknown unit '", name,
+      absl::StrCat("--bw-unit: unknown unit '", name,
                    "'; allowed: GBps (1e9 bytes/s), Gbps (1e9 bits/s)"));
 }
 

@@ -20,11 +20,11 @@ struct OutputOptions {
 };
 
 // "table", "json" or "csv" (case-insensitive). Errors: INVALID_ARGUMENT
-// "output: unknown format 'x'; allowed: table, json, csv".
+// "--output: unknown format 'x'; allowed: table, json, csv".
 absl::StatusOr<OutputFormat> ParseOutputFormat(absl::string_view name);
 
 // "GBps" or "Gbps", exact case (they differ only in case). Errors:
-// INVALID_ARGUMENT "bw-unit: unknown unit 'x'; allowed: GBps (1e9 bytes/s),
+// INVALID_ARGUMENT "--bw-unit: unknown unit 'x'; allowed: GBps (1e9 bytes/s),
 // Gbps (1e9 bits/s)".
 absl::StatusOr<BwUnit> ParseBwUnit(absl::string_view name);
 

@@ -11,6 +11,7 @@
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/core/log.h"
+#include "daemon/core/version.h"
 
 int main(int argc, char** argv) {
   // From here a signal ends a stuck startup; see shutdown_signal.h.
@@ -20,6 +21,9 @@ int main(int argc, char** argv) {
   gethostname(hostname, sizeof(hostname) - 1);
   config.node_name = hostname;
   CLI::App app{"fabricpulse-agent: runs one node's FabricPulse ranks"};
+  app.set_version_flag("--version",
+                       fabricpulse::core::VersionLine("fabricpulse-agent"),
+                       "Print the version and exit");
   app.add_option("--coordinator", config.coordinator,
                  "Coordinator gRPC address HOST:PORT")
       ->envname("FABRICPULSE_COORDINATOR");

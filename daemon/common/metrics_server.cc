@@ -11,11 +11,8 @@
 #include "daemon/common/metrics_tls.h"
 #include "daemon/common/web_config.h"
 #include "daemon/core/log.h"
+#include "daemon/core/version.h"
 #include "prometheus/gauge.h"
-
-#ifndef FABRICPULSE_VERSION
-#define FABRICPULSE_VERSION "dev"
-#endif
 
 // From civetweb_tls/: linked so that civetweb finds OpenSSL 3 under the
 // names it dlopen()s (see civetweb_tls/CMakeLists.txt).
@@ -168,7 +165,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
       .Name("fabricpulse_build_info")
       .Help("Build information; the value is always 1")
       .Register(*server->registry_)
-      .Add({{"component", component}, {"version", FABRICPULSE_VERSION}})
+      .Add({{"component", component}, {"version", core::Version()}})
       .Set(1);
   server->exposer_->RegisterCollectable(server->registry_);
   if (!web_config_file.empty()) {

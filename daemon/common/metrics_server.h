@@ -38,7 +38,8 @@ class MetricsTls;
 class MetricsServer {
  public:
   // Listens on HOST:PORT (port 0 picks a free one) and registers
-  // fabricpulse_build_info{component,version} = 1. With a non-empty
+  // fabricpulse_build_info{component,version} = 1 (version:
+  // core::Version(), what --version prints). With a non-empty
   // `web_config_file`, serves what it says: HTTPS (tls_server_config) and/or
   // basic auth on /metrics (basic_auth_users). The file is read once, here;
   // the certificate and key files it names are re-read when they change.

@@ -9,6 +9,7 @@
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_server.h"
 #include "daemon/core/log.h"
+#include "daemon/core/version.h"
 
 int main(int argc, char** argv) {
   // gRPC's callback threads each get a malloc arena of their own, and at
@@ -20,6 +21,9 @@ int main(int argc, char** argv) {
   fabricpulse::common::ShutdownSignals signals("fabricpulse-coordinator");
   fabricpulse::coordinator::CoordinatorDaemonConfig config;
   CLI::App app{"fabricpulse-coordinator: runs FabricPulse sweeps"};
+  app.set_version_flag(
+      "--version", fabricpulse::core::VersionLine("fabricpulse-coordinator"),
+      "Print the version and exit");
   app.add_option("--listen", config.listen,
                  "gRPC listen address HOST:PORT (:0 picks a free port)")
       ->envname("FABRICPULSE_LISTEN")

@@ -9,6 +9,7 @@
 #include "daemon/common/worker_backends.h"
 #include "daemon/common/worker_resources.h"
 #include "daemon/core/log.h"
+#include "daemon/core/version.h"
 #include "daemon/worker/backend_factory.h"
 #include "daemon/worker/fault_injection.h"
 #include "daemon/worker/worker_server.h"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   common::ShutdownSignals signals("fabricpulse-worker");
   worker::WorkerConfig config;
   CLI::App app{"fabricpulse-worker: one rank of a FabricPulse agent"};
+  app.set_version_flag("--version", core::VersionLine("fabricpulse-worker"),
+                       "Print the version and exit");
   // Runs before the required options are checked: the agent and the CLI
   // ask this instead of linking NCCL themselves.
   app.add_flag_callback(

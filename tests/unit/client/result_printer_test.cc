@@ -133,14 +133,15 @@ TEST(OutputOptionsTest, ParsesFormatsAndUnits) {
   absl::StatusOr<OutputFormat> bad = ParseOutputFormat("xml");
   ASSERT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().message(),
-            "output: unknown format 'xml'; allowed: table, json, csv");
+            "--output: unknown format 'xml'; allowed: table, json, csv");
 
   EXPECT_EQ(ParseBwUnit("GBps").value(), BwUnit::kGBps);
   EXPECT_EQ(ParseBwUnit("Gbps").value(), BwUnit::kGbps);
   absl::StatusOr<BwUnit> unit = ParseBwUnit("gbps");
   ASSERT_EQ(unit.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(unit.status().message(),
-                               "bw-unit: unknown unit 'gbps'; allowed: GBps"));
+  EXPECT_TRUE(
+      absl::StartsWith(unit.status().message(),
+                       "--bw-unit: unknown unit 'gbps'; allowed: GBps"));
 }
 
 TEST(UnitsTest, HandComputedBandwidths) {

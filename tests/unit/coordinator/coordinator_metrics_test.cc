@@ -441,7 +441,8 @@ TEST(CoordinatorMetricsTest, PromtoolAcceptsTheExposition) {
       .Name("fabricpulse_build_info")
       .Help("Build information; the value is always 1")
       .Register(registry)
-      .Add({{"component", "coordinator"}, {"version", "dev"}})
+      .Add({{"component", "coordinator"},
+            {"version", "0.1.0+1a2b3c4d5e6f.dirty"}})
       .Set(1);
   CoordinatorMetrics metrics(registry);
   for (int sweep = 0; sweep < 4; ++sweep) ReportSweep(metrics, sweep);

@@ -1,0 +1,154 @@
+// The CLI explains itself (issue 16): --version on every binary and in
+// fabricpulse_build_info, global flags after the command, a suggestion for
+// a mistyped command, and --help's allowed values, defaults and footers.
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "client/commands/exit_codes.h"
+#include "daemon/core/dtype.h"
+#include "daemon/core/op_traits.h"
+#include "daemon/core/redop.h"
+#include "daemon/core/version.h"
+#include "gtest/gtest.h"
+#include "tests/integration/metrics_scrape.h"
+#include "tests/integration/test_support.h"
+
+namespace fabricpulse::testing {
+namespace {
+
+TEST(CliVersionTest, EveryBinaryPrintsTheProjectVersion) {
+  for (const char* binary : {"fabricpulse", "fabricpulse-coordinator",
+                             "fabricpulse-agent", "fabricpulse-worker"}) {
+    CliResult r = RunBinary(binary, {"--version"});
+    EXPECT_EQ(r.exit_code, 0) << binary << ": " << r.err;
+    EXPECT_EQ(r.out, core::VersionLine(binary) + "\n");
+    EXPECT_TRUE(absl::StartsWith(
+        r.out, absl::StrCat(binary, " ", FABRICPULSE_PROJECT_VERSION)))
+        << r.out;
+    EXPECT_FALSE(absl::StrContains(r.out, "dev")) << r.out;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+  }
+  // After a command too (the flag falls through to the top level).
+  CliResult sweep = RunCli({"sweep", "--version"});
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_EQ(sweep.out, core::VersionLine("fabricpulse") + "\n");
+}
+
+TEST(CliUsageTest, AMistypedCommandGetsASuggestion) {
+  CliResult r = RunCli({"swep"});
+  EXPECT_EQ(r.exit_code, client::kExitBadInput);
+  EXPECT_EQ(r.err,
+            "fabricpulse: unknown command 'swep'; did you mean 'sweep'?\n");
+  CliResult local = RunCli({"local", "--agents", "2", "diagnos"});
+  EXPECT_EQ(local.exit_code, client::kExitBadInput);
+  EXPECT_EQ(local.err,
+            "fabricpulse: unknown command 'diagnos'; did you mean "
+            "'diagnose'?\n");
+  CliResult far = RunCli({"--coordinator", "127.0.0.1:1", "frobnicate"});
+  EXPECT_EQ(far.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StartsWith(
+      far.err,
+      "fabricpulse: unknown command 'frobnicate'; commands: agents, "
+      "sweep, "))
+      << far.err;
+  CliResult none = RunCli({});
+  EXPECT_EQ(none.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StartsWith(none.err, "fabricpulse: no command given"))
+      << none.err;
+}
+
+TEST(CliUsageTest, HelpListsAllowedValuesRealDefaultsAndFooters) {
+  CliResult root = RunCli({"--help"});
+  EXPECT_EQ(root.exit_code, 0) << root.err;
+  EXPECT_TRUE(absl::StrContains(root.out, "\nExamples:\n")) << root.out;
+  EXPECT_TRUE(absl::StrContains(root.out, "\nExit codes:\n")) << root.out;
+  for (const client::ExitCodeMeaning& m : client::kExitCodeMeanings) {
+    EXPECT_TRUE(absl::StrContains(root.out,
+                                  absl::StrCat("  ", m.code, "  ", m.meaning)))
+        << m.code;
+  }
+  CliResult sweep = RunCli({"sweep", "--help"});
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  for (const std::string& allowed :
+       {core::AllOpNames(), core::AllDTypeNames(), core::AllRedOpNames()}) {
+    EXPECT_TRUE(absl::StrContains(sweep.out, "allowed: " + allowed))
+        << allowed << "\n"
+        << sweep.out;
+  }
+  // The check is on by default, and the help must not say otherwise.
+  EXPECT_FALSE(absl::StrContains(sweep.out, "{false}")) << sweep.out;
+  EXPECT_TRUE(absl::StrContains(sweep.out, "(the default: on)")) << sweep.out;
+  EXPECT_TRUE(absl::StrContains(sweep.out, "--no-check")) << sweep.out;
+}
+
+class CliGlobalFlagsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cluster_ = StartCluster(/*agents=*/1, /*ranks=*/2).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  static client::LocalCluster* cluster_;
+};
+client::LocalCluster* CliGlobalFlagsTest::cluster_ = nullptr;
+
+TEST_F(CliGlobalFlagsTest, GlobalFlagsWorkAfterTheCommand) {
+  const std::string& coordinator = cluster_->coordinator();
+  CliResult agents = RunCli({"agents", "--coordinator", coordinator});
+  EXPECT_EQ(agents.exit_code, 0) << agents.err;
+  EXPECT_TRUE(absl::StrContains(agents.out, "local-0")) << agents.out;
+  const security::TlsOptions& tls = cluster_->client_tls();
+  CliResult sweep = RunCli(
+      {"sweep", "--ops", "all_reduce", "--max-bytes", "64", "--iters", "1",
+       "--coordinator", coordinator, "--tls-cert", tls.cert_file, "--tls-key",
+       tls.key_file, "--tls-ca", tls.ca_file, "--output", "csv"});
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_TRUE(absl::StrContains(sweep.out, "all_reduce,")) << sweep.out;
+  // A TLS flag after the command is the one used: a missing file fails.
+  CliResult missing = RunCli({"agents", "--coordinator", coordinator,
+                              "--tls-cert", "/nonexistent/operator.crt"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(missing.err, "/nonexistent/operator.crt"))
+      << missing.err;
+  // --output before the command reaches it; after it, the command's wins.
+  CliResult json = RunCli({"--output", "json", "--coordinator", coordinator,
+                           "results", "--last", "1"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(absl::StartsWith(json.out, "{") ||
+              absl::StartsWith(json.out, "["))
+      << json.out;
+  CliResult own = RunCli({"--output", "json", "--coordinator", coordinator,
+                          "results", "--last", "1", "--output", "table"});
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_FALSE(absl::StartsWith(own.out, "{")) << own.out;
+  CliResult no_formats =
+      RunCli({"--output", "json", "--coordinator", coordinator, "agents"});
+  EXPECT_EQ(no_formats.exit_code, client::kExitBadInput);
+  EXPECT_EQ(no_formats.err,
+            "fabricpulse: --output: only sweep, results and diagnose print "
+            "formats\n");
+}
+
+TEST_F(CliGlobalFlagsTest, BuildInfoCarriesTheVersion) {
+  auto coordinator = ScrapeMetrics(cluster_->coordinator_metrics());
+  ASSERT_TRUE(coordinator.ok()) << coordinator.status();
+  EXPECT_EQ(
+      SeriesValue(*coordinator, absl::StrCat("fabricpulse_build_info{component="
+                                             "\"coordinator\",version=\"",
+                                             core::Version(), "\"}")),
+      1)
+      << *coordinator;
+  auto agent = ScrapeMetrics(cluster_->agent_metrics().front());
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ(SeriesValue(*agent, absl::StrCat("fabricpulse_build_info{"
+                                             "component=\"agent\",version=\"",
+                                             core::Version(), "\"}")),
+            1)
+      << *agent;
+  EXPECT_FALSE(absl::StrContains(*coordinator, "version=\"dev\""));
+}
+
+}  // namespace
+}  // namespace fabricpulse::testing
