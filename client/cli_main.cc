@@ -1,6 +1,7 @@
 // fabricpulse: the command-line client.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,12 +10,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "client/cli/command_suggestion.h"
 #include "client/cli/help_text.h"
 #include "client/cli/local_signal_guard.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
 #include "client/commands/certs_command.h"
+#include "client/commands/config_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
@@ -454,6 +457,19 @@ int main(int argc, char** argv) {
                    "certificate must name this role")
       ->check(CLI::IsMember({"coordinator", "agent"}));
 
+  // Not under `local`: it reads a file and starts nothing.
+  fabricpulse::client::ConfigCheckFlags config_flags;
+  CLI::App* config = app.add_subcommand(
+      "config", "Coordinator config files (plans and schedules)");
+  config->require_subcommand(1);
+  CLI::App* config_check = config->add_subcommand(
+      "check",
+      "Validate a coordinator config file as the coordinator would at start "
+      "and print its plans and the schedules' next firings; exit 0 valid, 2 "
+      "invalid (the error names the line and field)");
+  config_check->add_option("file", config_flags.file, "The YAML file")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -480,6 +496,10 @@ int main(int argc, char** argv) {
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
+  if (config_check->parsed()) {
+    return fabricpulse::client::RunConfigCheck(config_flags, absl::Now(),
+                                               std::cout);
+  }
   if (health->parsed()) {
     return fabricpulse::client::RunHealthCommand(health_flags, coordinator.tls);
   }
