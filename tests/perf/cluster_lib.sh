@@ -91,7 +91,7 @@ cluster_down() {
   local p i workers=()
   for p in "${CLUSTER_PIDS[@]}"; do
     # shellcheck disable=SC2207  # pids, one word each
-    workers+=($(ps -o pid= --ppid "$p" 2>/dev/null))
+    workers+=($(ps -o pid= --ppid "$p" 2>/dev/null || true))  # none: exit 1
   done
   for p in "${CLUSTER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${CLUSTER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
