@@ -44,6 +44,7 @@ namespace {
 // and under `local`.
 struct CommandSet {
   CLI::App* agents = nullptr;
+  std::string agents_output = "table";
   CLI::App* sweep = nullptr;
   CLI::App* abort = nullptr;
   CLI::App* results = nullptr;
@@ -172,6 +173,11 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
 
 void AddCommands(CLI::App& app, CommandSet& set) {
   set.agents = app.add_subcommand("agents", "List agents and their workers");
+  set.agents
+      ->add_option("--output", set.agents_output,
+                   "table, json (the ListAgentsResponse in protobuf's JSON "
+                   "mapping) or csv")
+      ->capture_default_str();
   set.sweep = app.add_subcommand("sweep", "Run a sweep and print results");
   AddSweepFlags(set.sweep, set.sweep_flags);
   set.results = app.add_subcommand("results", "Show the sweep history");
@@ -208,7 +214,9 @@ void AddCommands(CLI::App& app, CommandSet& set) {
 }
 
 int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
-  if (set.agents->parsed()) return RunAgentsCommand(coordinator);
+  if (set.agents->parsed()) {
+    return RunAgentsCommand(coordinator, set.agents_output);
+  }
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
   if (set.results->parsed()) {
     return RunResultsCommand(coordinator, set.results_flags);
@@ -230,6 +238,8 @@ absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
   if (set.sweep->parsed()) return CheckSweepFlags(set.sweep_flags, nranks);
   if (set.results->parsed()) return CheckResultsFlags(set.results_flags);
   if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
+  if (set.agents->parsed())
+    return ParseOutputFormat(set.agents_output).status();
   return absl::OkStatus();
 }
 
@@ -241,7 +251,8 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
     CLI::App* command;
     std::string* output;
   };
-  for (const Target& t : {Target{set.sweep, &set.sweep_flags.output},
+  for (const Target& t : {Target{set.agents, &set.agents_output},
+                          Target{set.sweep, &set.sweep_flags.output},
                           Target{set.results, &set.results_flags.output},
                           Target{set.diagnose, &set.diagnose_output}}) {
     if (!t.command->parsed()) continue;
@@ -249,7 +260,7 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      "--output: only sweep, results and diagnose print formats");
+      "--output: only agents, sweep, results and diagnose print formats");
 }
 
 void ReportKeptDir(const std::string& dir, std::FILE* err) {

@@ -11,10 +11,91 @@
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
 #include "daemon/common/grpc_status.h"
+#include "google/protobuf/util/json_util.h"
 
 namespace fabricpulse::client {
+namespace {
 
-int RunAgentsCommand(const CoordinatorTarget& coordinator) {
+struct AgentCounts {
+  int ready = 0;
+  int restarts = 0;
+  std::set<int> busy;  // GPUs other compute processes use (NVML check)
+};
+
+AgentCounts Count(const v1::AgentInfo& a) {
+  AgentCounts c;
+  for (const v1::WorkerInfo& w : a.workers()) {
+    c.ready += w.ready() ? 1 : 0;
+    c.restarts += w.restarts();
+    if (w.gpu_busy()) c.busy.insert(w.gpu());
+  }
+  return c;
+}
+
+std::string Table(const v1::ListAgentsResponse& resp) {
+  std::string out = absl::StrFormat(
+      "%-20s %-6s %-22s %-8s %5s %5s %8s %9s  %s\n", "NODE", "STATE", "ADDRESS",
+      "BACKEND", "RANKS", "READY", "RESTARTS", "HEARTBEAT", "BUSY-GPUS");
+  for (const v1::AgentInfo& a : resp.agents()) {
+    const AgentCounts c = Count(a);
+    absl::StrAppendFormat(
+        &out, "%-20s %-6s %-22s %-8s %5d %5d %8d %8.1fs  %s\n", a.node_name(),
+        a.state(), a.address(), a.backend(), a.workers_size(), c.ready,
+        c.restarts, a.seconds_since_heartbeat(),
+        c.busy.empty() ? "-" : absl::StrJoin(c.busy, ","));
+  }
+  absl::StrAppendFormat(&out, "# %d agent(s), membership epoch %d\n",
+                        resp.agents_size(), resp.membership_epoch());
+  return out;
+}
+
+std::string Csv(const v1::ListAgentsResponse& resp) {
+  std::string out =
+      "node,state,address,backend,backend_version,ranks,ready,restarts,"
+      "seconds_since_heartbeat,busy_gpus\n";
+  for (const v1::AgentInfo& a : resp.agents()) {
+    const AgentCounts c = Count(a);
+    absl::StrAppend(&out, a.node_name(), ",", a.state(), ",", a.address(), ",",
+                    a.backend(), ",", a.backend_version(), ",",
+                    a.workers_size(), ",", c.ready, ",", c.restarts, ",",
+                    absl::StrFormat("%.3f", a.seconds_since_heartbeat()), ",",
+                    absl::StrJoin(c.busy, ";"), "\n");
+  }
+  return out;
+}
+
+std::string Json(const v1::ListAgentsResponse& resp) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string out;
+  // Only fails for messages with unresolvable Any fields; there are none.
+  (void)google::protobuf::util::MessageToJsonString(resp, &out, options);
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string FormatAgents(const v1::ListAgentsResponse& agents,
+                         OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kJson:
+      return Json(agents);
+    case OutputFormat::kCsv:
+      return Csv(agents);
+    case OutputFormat::kTable:
+      break;
+  }
+  return Table(agents);
+}
+
+int RunAgentsCommand(const CoordinatorTarget& coordinator,
+                     const std::string& output) {
+  absl::StatusOr<OutputFormat> format = ParseOutputFormat(output);
+  if (!format.ok()) {
+    PrintError(std::string(format.status().message()));
+    return kExitBadInput;
+  }
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
@@ -23,26 +104,8 @@ int RunAgentsCommand(const CoordinatorTarget& coordinator) {
   v1::ListAgentsResponse resp;
   grpc::Status status = (*stub)->ListAgents(&ctx, req, &resp);
   if (!status.ok()) return ReportCallError("agents", status);
-  std::printf("%-20s %-6s %-22s %-8s %5s %5s %8s %9s  %s\n", "NODE", "STATE",
-              "ADDRESS", "BACKEND", "RANKS", "READY", "RESTARTS", "HEARTBEAT",
-              "BUSY-GPUS");
-  for (const v1::AgentInfo& a : resp.agents()) {
-    int ready = 0, restarts = 0;
-    // GPUs other compute processes use (the agent's NVML check).
-    std::set<int> busy;
-    for (const v1::WorkerInfo& w : a.workers()) {
-      ready += w.ready() ? 1 : 0;
-      restarts += w.restarts();
-      if (w.gpu_busy()) busy.insert(w.gpu());
-    }
-    std::printf("%-20s %-6s %-22s %-8s %5d %5d %8d %8.1fs  %s\n",
-                a.node_name().c_str(), a.state().c_str(), a.address().c_str(),
-                a.backend().c_str(), a.workers_size(), ready, restarts,
-                a.seconds_since_heartbeat(),
-                busy.empty() ? "-" : absl::StrJoin(busy, ",").c_str());
-  }
-  std::printf("# %d agent(s), membership epoch %llu\n", resp.agents_size(),
-              static_cast<unsigned long long>(resp.membership_epoch()));
+  const std::string text = FormatAgents(resp, *format);
+  std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
 

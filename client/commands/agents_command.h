@@ -1,13 +1,27 @@
-// `fabricpulse agents`: the registered agents and their workers.
+// `fabricpulse agents [--output table|json|csv]`: the registered agents and
+// their workers.
 #pragma once
 
 #include <string>
 
 #include "client/commands/coordinator_connection.h"
+#include "client/output/output_options.h"
+#include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::client {
 
-// Returns the exit code.
-int RunAgentsCommand(const CoordinatorTarget& coordinator);
+// The listing in `format`:
+// - table: one row per agent (NODE, STATE, ADDRESS, BACKEND, RANKS, READY,
+//   RESTARTS, HEARTBEAT, BUSY-GPUS) and a summary line;
+// - json: the ListAgentsResponse in protobuf's JSON mapping, field names as
+//   in the .proto (snake_case), defaults printed (64-bit integers are
+//   strings, as that mapping has them);
+// - csv: a header and one line per agent, busy GPUs separated by ';'.
+std::string FormatAgents(const v1::ListAgentsResponse& agents,
+                         OutputFormat format);
+
+// Returns the exit code (2 for a bad --output, before connecting).
+int RunAgentsCommand(const CoordinatorTarget& coordinator,
+                     const std::string& output = "table");
 
 }  // namespace fabricpulse::client

@@ -123,12 +123,16 @@ TEST_F(CliGlobalFlagsTest, GlobalFlagsWorkAfterTheCommand) {
                           "results", "--last", "1", "--output", "table"});
   EXPECT_EQ(own.exit_code, 0) << own.err;
   EXPECT_FALSE(absl::StartsWith(own.out, "{")) << own.out;
-  CliResult no_formats =
+  CliResult listed =
       RunCli({"--output", "json", "--coordinator", coordinator, "agents"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_TRUE(absl::StartsWith(listed.out, "{\"agents\":[{")) << listed.out;
+  CliResult no_formats =
+      RunCli({"--output", "json", "--coordinator", coordinator, "abort"});
   EXPECT_EQ(no_formats.exit_code, client::kExitBadInput);
   EXPECT_EQ(no_formats.err,
-            "fabricpulse: --output: only sweep, results and diagnose print "
-            "formats\n");
+            "fabricpulse: --output: only agents, sweep, results and diagnose "
+            "print formats\n");
 }
 
 TEST_F(CliGlobalFlagsTest, BuildInfoCarriesTheVersion) {
