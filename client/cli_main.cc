@@ -159,6 +159,13 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                   "FabricPulse worker on a member GPU, and do not yield to "
                   "one that appears mid-sweep (default: refused, exit 4; a "
                   "running sweep ends 'preempted', exit 4)");
+  sweep
+      ->add_option("--wait", f.wait,
+                   "While the members run another sweep (a schedule's or "
+                   "another operator's), retry until they are free or this "
+                   "long has passed (0 to 24h, e.g. 10m); 0 refuses at once "
+                   "(exit 4). A busy GPU is not waited for")
+      ->capture_default_str();
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
        {"--ops",           "--min-bytes",    "--max-bytes", "--factor",

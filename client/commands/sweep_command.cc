@@ -1,10 +1,14 @@
 #include "client/commands/sweep_command.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
 #include "client/commands/sweep_gates.h"
@@ -28,7 +32,34 @@ absl::StatusOr<absl::Duration> ParseTimeout(const std::string& text) {
       "--timeout: '", text, "' is not a duration; use e.g. 30s, 500ms, 2m"));
 }
 
+// The first and the longest pause between two tries of --wait.
+constexpr absl::Duration kFirstRetry = absl::Milliseconds(200);
+constexpr absl::Duration kMaxRetry = absl::Seconds(5);
+
 }  // namespace
+
+absl::StatusOr<absl::Duration> ParseSweepWait(const std::string& text) {
+  absl::Duration d;
+  double seconds = 0;
+  if (absl::SimpleAtod(text, &seconds) && std::isfinite(seconds)) {
+    d = absl::Seconds(seconds);
+  } else if (!absl::ParseDuration(text, &d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--wait: '", text,
+                     "' is not a duration; use e.g. 10m, 90s or 0 (allowed: 0 "
+                     "to 24h)"));
+  }
+  if (d < absl::ZeroDuration() || d > kMaxSweepWait) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--wait: ", text, " is out of range; allowed: 0 to 24h"));
+  }
+  return d;
+}
+
+bool MembersBusy(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kResourceExhausted &&
+         absl::StrContains(status.message(), " is busy with sweep ");
+}
 
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   core::SweepSpec spec;
@@ -69,6 +100,7 @@ absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks) {
   if (!unit.ok()) return unit.status();
   auto gates = ParseMinBusbw(flags.min_busbw, *unit);
   if (!gates.ok()) return gates.status();
+  if (auto wait = ParseSweepWait(flags.wait); !wait.ok()) return wait.status();
   // A plan's ops are known once it starts: an op it lacks then fails its
   // gate as unmeasured.
   if (!flags.plan.empty()) return absl::OkStatus();
@@ -81,6 +113,97 @@ absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks) {
   }
   return absl::OkStatus();
 }
+
+namespace {
+
+// A sweep refused before it started: one line, and its exit code.
+int ReportRefused(const absl::Status& status) {
+  const bool unreachable =
+      status.code() == absl::StatusCode::kUnavailable &&
+      status.message().find("coordinator") != absl::string_view::npos;
+  PrintError(absl::StrCat(status.code() == absl::StatusCode::kInvalidArgument
+                              ? "invalid sweep: "
+                              : "",
+                          status.message()));
+  return unreachable ? kExitUnreachable : ExitCodeFor(status);
+}
+
+// Reads a sweep's stream to its end, `event` being its first event, prints
+// the results and applies the gates; returns the exit code.
+int ReadSweep(grpc::ClientReaderInterface<v1::SweepEvent>& reader,
+              v1::SweepEvent event, const v1::SweepRequest& request,
+              const OutputOptions& output, const std::vector<MinBusbw>& gates,
+              const SweepFlags& flags) {
+  std::unique_ptr<ResultPrinter> printer =
+      ResultPrinter::Create(output, std::cout);
+  ProgressLine progress;
+  v1::SweepFinished finished;
+  bool started = false;
+  int total_steps = 0, done = 0;
+  int64_t wrong = 0;
+  std::vector<v1::StepResult> results;  // at most the sweep's step count
+  do {
+    if (event.has_started()) {
+      started = true;
+      // The spec that really runs (a plan's, when --plan was given).
+      const v1::SweepSpec& running =
+          event.started().has_spec() ? event.started().spec() : request.spec();
+      total_steps = event.started().steps();
+      printer->Begin(running, event.started());
+    } else if (event.has_comm_ready()) {
+      printer->CommReady(event.comm_ready());
+    } else if (event.has_result()) {
+      progress.Clear();
+      printer->Add(event.result());
+      std::cout.flush();
+      wrong += event.result().wrong();
+      results.push_back(event.result());
+      progress.Update(
+          ++done, total_steps,
+          absl::StrCat(event.result().step().op(), " ",
+                       core::FormatByteSize(event.result().step().bytes())));
+    } else if (event.has_finished()) {
+      finished = event.finished();
+    }
+  } while (reader.Read(&event));
+  progress.Clear();
+  absl::Status status = common::FromGrpcStatus(reader.Finish());
+  if (started) {
+    if (finished.sweep_id().empty()) {
+      finished.set_status("failed");
+      finished.set_error(std::string(status.message()));
+    }
+    printer->Finish(finished);
+    std::cout.flush();
+  }
+  if (!status.ok()) {
+    if (!started) return ReportRefused(status);
+    PrintError(absl::StrCat("sweep ", finished.sweep_id(), " ",
+                            finished.status(), ": ", status.message()));
+    // A yield to a foreign GPU process is no fabric failure: busy.
+    return finished.status() == "preempted" ? kExitBusy : kExitFailed;
+  }
+  if (wrong > 0) {
+    PrintError(absl::StrCat("sweep ", finished.sweep_id(),
+                            ": data check "
+                            "failed, ",
+                            wrong, " wrong element(s)"));
+    return kExitFailed;
+  }
+  std::vector<std::string> failed_gates =
+      FailedMinBusbw(gates, results, output.unit);
+  if (flags.fail_on_regression) {
+    std::string regressed = FailedRegressionGate(results, output.unit);
+    if (!regressed.empty()) failed_gates.push_back(std::move(regressed));
+  }
+  for (const std::string& line : failed_gates) {
+    PrintError(
+        absl::StrCat("sweep ", finished.sweep_id(), ": gate failed: ", line));
+  }
+  return failed_gates.empty() ? kExitOk : kExitGateFailed;
+}
+
+}  // namespace
 
 int RunSweepCommand(const CoordinatorTarget& coordinator,
                     const SweepFlags& flags) {
@@ -104,89 +227,32 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
   for (const std::string& node : flags.nodes) request.add_nodes(node);
   request.set_plan(flags.plan);
   request.set_allow_busy(flags.allow_busy);
-  // No overall deadline: a sweep may run for hours. The coordinator bounds
-  // every op and every silence, and Ctrl-C cancels the call (and so the
-  // sweep).
-  grpc::ClientContext ctx;
-  auto reader = (*stub)->RunSweep(&ctx, request);
-  std::unique_ptr<ResultPrinter> printer =
-      ResultPrinter::Create(output, std::cout);
-  ProgressLine progress;
-  v1::SweepEvent event;
-  v1::SweepFinished finished;
-  bool started = false;
-  int total_steps = 0, done = 0;
-  int64_t wrong = 0;
-  std::vector<v1::StepResult> results;  // at most the sweep's step count
-  while (reader->Read(&event)) {
-    if (event.has_started()) {
-      started = true;
-      // The spec that really runs (a plan's, when --plan was given).
-      const v1::SweepSpec& running =
-          event.started().has_spec() ? event.started().spec() : request.spec();
-      total_steps = event.started().steps();
-      printer->Begin(running, event.started());
-    } else if (event.has_comm_ready()) {
-      printer->CommReady(event.comm_ready());
-    } else if (event.has_result()) {
-      progress.Clear();
-      printer->Add(event.result());
-      std::cout.flush();
-      wrong += event.result().wrong();
-      results.push_back(event.result());
-      progress.Update(
-          ++done, total_steps,
-          absl::StrCat(event.result().step().op(), " ",
-                       core::FormatByteSize(event.result().step().bytes())));
-    } else if (event.has_finished()) {
-      finished = event.finished();
+  const absl::Time wait_until = absl::Now() + *ParseSweepWait(flags.wait);
+  absl::Duration pause = kFirstRetry;
+  bool said_waiting = false;
+  while (true) {
+    // No overall deadline: a sweep may run for hours. The coordinator
+    // bounds every op and every silence, and Ctrl-C cancels the call (and
+    // so the sweep).
+    grpc::ClientContext ctx;
+    auto reader = (*stub)->RunSweep(&ctx, request);
+    v1::SweepEvent event;
+    if (reader->Read(&event)) {
+      return ReadSweep(*reader, event, request, output, *gates, flags);
     }
-  }
-  progress.Clear();
-  absl::Status status = common::FromGrpcStatus(reader->Finish());
-  if (started) {
-    if (finished.sweep_id().empty()) {
-      finished.set_status("failed");
-      finished.set_error(std::string(status.message()));
+    absl::Status refused = common::FromGrpcStatus(reader->Finish());
+    if (!MembersBusy(refused) || absl::Now() + pause > wait_until) {
+      return ReportRefused(refused);
     }
-    printer->Finish(finished);
-    std::cout.flush();
-  }
-  if (!status.ok()) {
-    if (!started) {
-      const bool unreachable =
-          status.code() == absl::StatusCode::kUnavailable &&
-          status.message().find("coordinator") != absl::string_view::npos;
-      PrintError(
-          absl::StrCat(status.code() == absl::StatusCode::kInvalidArgument
-                           ? "invalid sweep: "
-                           : "",
-                       status.message()));
-      return unreachable ? kExitUnreachable : ExitCodeFor(status);
+    if (!said_waiting) {
+      PrintError(absl::StrCat(refused.message(), " (waiting up to ",
+                              absl::FormatDuration(wait_until - absl::Now()),
+                              ": --wait)"));
+      said_waiting = true;
     }
-    PrintError(absl::StrCat("sweep ", finished.sweep_id(), " ",
-                            finished.status(), ": ", status.message()));
-    // A yield to a foreign GPU process is no fabric failure: busy.
-    return finished.status() == "preempted" ? kExitBusy : kExitFailed;
+    absl::SleepFor(pause);
+    pause = std::min(pause * 2, kMaxRetry);
   }
-  if (wrong > 0) {
-    PrintError(absl::StrCat("sweep ", finished.sweep_id(),
-                            ": data check "
-                            "failed, ",
-                            wrong, " wrong element(s)"));
-    return kExitFailed;
-  }
-  std::vector<std::string> failed_gates =
-      FailedMinBusbw(*gates, results, output.unit);
-  if (flags.fail_on_regression) {
-    std::string regressed = FailedRegressionGate(results, output.unit);
-    if (!regressed.empty()) failed_gates.push_back(std::move(regressed));
-  }
-  for (const std::string& line : failed_gates) {
-    PrintError(
-        absl::StrCat("sweep ", finished.sweep_id(), ": gate failed: ", line));
-  }
-  return failed_gates.empty() ? kExitOk : kExitGateFailed;
 }
 
 }  // namespace fabricpulse::client

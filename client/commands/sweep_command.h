@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/iters_flags.h"
 #include "client/output/output_options.h"
@@ -42,7 +44,21 @@ struct SweepFlags {
   std::vector<std::string> min_busbw;
   // Run on GPUs busy with foreign compute processes, and never yield.
   bool allow_busy = false;
+  // --wait DURATION: while the members run another sweep (a schedule's, or
+  // another operator's), retry until they are free or this much time has
+  // passed; "0" (the default) refuses at once (exit 4). 0 to 24h.
+  std::string wait = "0";
 };
+
+inline constexpr absl::Duration kMaxSweepWait = absl::Hours(24);
+
+// --wait's value. Errors: INVALID_ARGUMENT naming the flag and the range.
+absl::StatusOr<absl::Duration> ParseSweepWait(const std::string& text);
+
+// Whether a refused sweep's status says its members run another sweep
+// (Membership::Reserve's RESOURCE_EXHAUSTED), which --wait waits out; a
+// busy GPU (a foreign compute process) is not waited for.
+bool MembersBusy(const absl::Status& status);
 
 // Parses sizes (--max-bytes also auto[:FRACTION], core/auto_max_bytes.h),
 // the timeout and the iteration flags (ApplyItersFlags). Errors:
