@@ -166,6 +166,12 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                    "long has passed (0 to 24h, e.g. 10m); 0 refuses at once "
                    "(exit 4). A busy GPU is not waited for")
       ->capture_default_str();
+  sweep
+      ->add_option("--progress", f.progress,
+                   "Progress on stderr: auto (a line redrawn on a terminal, "
+                   "else a plain line at most every 10 s), always (a plain "
+                   "line after every step when not a terminal) or never")
+      ->capture_default_str();
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
        {"--ops",           "--min-bytes",    "--max-bytes", "--factor",

@@ -101,6 +101,9 @@ absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks) {
   auto gates = ParseMinBusbw(flags.min_busbw, *unit);
   if (!gates.ok()) return gates.status();
   if (auto wait = ParseSweepWait(flags.wait); !wait.ok()) return wait.status();
+  if (auto mode = ParseProgressMode(flags.progress); !mode.ok()) {
+    return mode.status();
+  }
   // A plan's ops are known once it starts: an op it lacks then fails its
   // gate as unmeasured.
   if (!flags.plan.empty()) return absl::OkStatus();
@@ -136,7 +139,7 @@ int ReadSweep(grpc::ClientReaderInterface<v1::SweepEvent>& reader,
               const SweepFlags& flags) {
   std::unique_ptr<ResultPrinter> printer =
       ResultPrinter::Create(output, std::cout);
-  ProgressLine progress;
+  ProgressLine progress(2, *ParseProgressMode(flags.progress));
   v1::SweepFinished finished;
   bool started = false;
   int total_steps = 0, done = 0;

@@ -48,6 +48,8 @@ struct SweepFlags {
   // another operator's), retry until they are free or this much time has
   // passed; "0" (the default) refuses at once (exit 4). 0 to 24h.
   std::string wait = "0";
+  // --progress auto|always|never (client/output/progress_line.h).
+  std::string progress = "auto";
 };
 
 inline constexpr absl::Duration kMaxSweepWait = absl::Hours(24);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -20,10 +21,32 @@ size_t TerminalWidth(int fd) {
 
 }  // namespace
 
-ProgressLine::ProgressLine(int fd) : fd_(fd), enabled_(isatty(fd) == 1) {}
+absl::StatusOr<ProgressMode> ParseProgressMode(absl::string_view text) {
+  if (text == "auto") return ProgressMode::kAuto;
+  if (text == "always") return ProgressMode::kAlways;
+  if (text == "never") return ProgressMode::kNever;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--progress: unknown mode '", text, "'; allowed: auto, always, never"));
+}
+
+ProgressLine::ProgressLine(int fd, ProgressMode mode,
+                           std::function<absl::Time()> now)
+    : fd_(fd),
+      mode_(mode),
+      terminal_(isatty(fd) == 1),
+      now_(std::move(now)),
+      start_(now_()) {}
 
 void ProgressLine::Update(int done, int total, absl::string_view label) {
-  if (!enabled_) return;
+  if (mode_ == ProgressMode::kNever) return;
+  if (terminal_) {
+    Redraw(done, total, label);
+  } else {
+    Plain(done, total, label);
+  }
+}
+
+void ProgressLine::Redraw(int done, int total, absl::string_view label) {
   std::string line = absl::StrFormat("[%d/%d] %s", done, total, label);
   // A line that wraps cannot be redrawn with '\r'; keep it one column short
   // of the width so the cursor never moves to the next line.
@@ -35,8 +58,32 @@ void ProgressLine::Update(int done, int total, absl::string_view label) {
   shown_ = length;
 }
 
+void ProgressLine::Plain(int done, int total, absl::string_view label) {
+  const absl::Time now = now_();
+  const bool last = total > 0 && done >= total;
+  // auto: quiet for a sweep shorter than kPlainProgressEvery (scripts and
+  // their logs stay as they were); then a line every kPlainProgressEvery,
+  // and the last step's once any was written.
+  if (mode_ == ProgressMode::kAuto) {
+    const bool due = now - start_ >= kPlainProgressEvery &&
+                     now - last_plain_ >= kPlainProgressEvery;
+    if (!due && !(last && plain_written_)) return;
+  }
+  last_plain_ = now;
+  plain_written_ = true;
+  const double elapsed = absl::ToDoubleSeconds(now - start_);
+  std::string line = absl::StrFormat(
+      "fabricpulse: progress: step %d of %d (%s), %.1f s elapsed", done, total,
+      label, elapsed);
+  if (done > 0 && !last) {
+    absl::StrAppendFormat(&line, ", about %.0f s left",
+                          elapsed / done * (total - done));
+  }
+  Write(absl::StrCat(line, "\n"));
+}
+
 void ProgressLine::Clear() {
-  if (!enabled_ || shown_ == 0) return;
+  if (!terminal_ || shown_ == 0) return;
   Write(absl::StrCat("\r", std::string(shown_, ' '), "\r"));
   shown_ = 0;
 }

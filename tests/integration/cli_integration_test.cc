@@ -43,7 +43,32 @@ TEST_F(CliTest, SweepPrintsTheTableAndSucceeds) {
   EXPECT_TRUE(absl::StrContains(r.out, "# all_gather"));
   EXPECT_TRUE(absl::StrContains(r.out, "# Out of bounds values : 0 OK"));
   EXPECT_TRUE(absl::StrContains(r.out, "succeeded"));
-  EXPECT_TRUE(r.err.empty()) << r.err;  // not a terminal: no progress line
+  // Not a terminal, and shorter than 10 s: no progress line.
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST_F(CliTest, ProgressAlwaysWritesAPlainLinePerStepNeverNone) {
+  CliResult always = RunCli(
+      With({"sweep", "--ops", "all_reduce", "--max-bytes", "64", "--factor",
+            "8", "--iters", "2", "--out-of-place", "--progress", "always"}));
+  ASSERT_EQ(always.exit_code, 0) << always.err;
+  // 8 and 64 B, out of place: two steps, one line each, on stderr only.
+  EXPECT_EQ(CountLines(always.err), 2) << always.err;
+  EXPECT_TRUE(absl::StartsWith(
+      always.err, "fabricpulse: progress: step 1 of 2 (all_reduce 8), "))
+      << always.err;
+  EXPECT_TRUE(absl::StrContains(always.err, "step 2 of 2 (all_reduce 64), "))
+      << always.err;
+  EXPECT_FALSE(absl::StrContains(always.out, "progress")) << always.out;
+  CliResult never = RunCli(With(
+      {"sweep", "--max-bytes", "64", "--iters", "2", "--progress", "never"}));
+  EXPECT_EQ(never.exit_code, 0) << never.err;
+  EXPECT_TRUE(never.err.empty()) << never.err;
+  CliResult bad = RunCli(With({"sweep", "--progress", "sometimes"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(
+      absl::StrContains(bad.err, "--progress: unknown mode 'sometimes'"))
+      << bad.err;
 }
 
 TEST_F(CliTest, JsonOutputHasTheDocumentedFields) {

@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -592,17 +593,92 @@ TEST(ResultFieldsTest, KeysMatchNamesInOrder) {
   }
 }
 
-TEST(ProgressLineTest, SilentWhenNotATerminal) {
+// Everything written to a pipe's write end, once it is closed.
+std::string Drain(int read_fd) {
+  std::string got;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(read_fd, buf, sizeof(buf))) > 0) got.append(buf, n);
+  return got;
+}
+
+TEST(ProgressLineTest, OffATerminalAPlainLineEveryTenSecondsAndTheLast) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  ProgressLine line(fds[1]);
-  EXPECT_FALSE(line.enabled());
-  line.Update(1, 2, "all_reduce 1M");
-  line.Clear();
+  absl::Time now = absl::FromUnixSeconds(1000);
+  {
+    ProgressLine line(fds[1], ProgressMode::kAuto, [&] { return now; });
+    EXPECT_TRUE(line.enabled());
+    EXPECT_FALSE(line.terminal());
+    now += absl::Seconds(2);
+    line.Update(1, 5, "all_reduce 1M");  // 2 s in: quiet
+    now += absl::Seconds(9);
+    line.Update(2, 5, "all_reduce 2M");  // 11 s in: shown
+    now += absl::Seconds(3);
+    line.Update(3, 5, "all_reduce 4M");  // 3 s after the last line: quiet
+    now += absl::Seconds(8);
+    line.Update(4, 5, "all_reduce 8M");  // 11 s after it: shown
+    now += absl::Seconds(1);
+    line.Update(5, 5, "all_reduce 16M");  // the last: shown
+    line.Clear();                         // nothing to erase
+  }
   close(fds[1]);
-  char buf[16];
-  EXPECT_EQ(read(fds[0], buf, sizeof(buf)), 0);  // EOF: nothing written
+  EXPECT_EQ(Drain(fds[0]),
+            "fabricpulse: progress: step 2 of 5 (all_reduce 2M), 11.0 s "
+            "elapsed, about 16 s left\n"
+            "fabricpulse: progress: step 4 of 5 (all_reduce 8M), 22.0 s "
+            "elapsed, about 6 s left\n"
+            "fabricpulse: progress: step 5 of 5 (all_reduce 16M), 23.0 s "
+            "elapsed\n");
   close(fds[0]);
+}
+
+TEST(ProgressLineTest, AShortSweepOffATerminalStaysQuiet) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  absl::Time now = absl::FromUnixSeconds(1000);
+  {
+    ProgressLine line(fds[1], ProgressMode::kAuto, [&] { return now; });
+    for (int i = 1; i <= 3; ++i) {
+      now += absl::Seconds(2);
+      line.Update(i, 3, "x");  // 6 s in all: no line, not even the last
+    }
+  }
+  close(fds[1]);
+  EXPECT_EQ(Drain(fds[0]), "");
+  close(fds[0]);
+}
+
+TEST(ProgressLineTest, AlwaysWritesEveryStepAndNeverNothing) {
+  for (ProgressMode mode : {ProgressMode::kAlways, ProgressMode::kNever}) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    absl::Time now = absl::FromUnixSeconds(1000);
+    {
+      ProgressLine line(fds[1], mode, [&] { return now; });
+      for (int i = 1; i <= 3; ++i) {
+        now += absl::Seconds(1);
+        line.Update(i, 3, "x");
+      }
+    }
+    close(fds[1]);
+    const std::string got = Drain(fds[0]);
+    close(fds[0]);
+    if (mode == ProgressMode::kNever) {
+      EXPECT_EQ(got, "");
+    } else {
+      EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 3) << got;
+    }
+  }
+}
+
+TEST(ProgressLineTest, ModesParseAndABadOneIsNamed) {
+  EXPECT_EQ(*ParseProgressMode("auto"), ProgressMode::kAuto);
+  EXPECT_EQ(*ParseProgressMode("always"), ProgressMode::kAlways);
+  EXPECT_EQ(*ParseProgressMode("never"), ProgressMode::kNever);
+  EXPECT_EQ(ParseProgressMode("sometimes").status().message(),
+            "--progress: unknown mode 'sometimes'; allowed: auto, always, "
+            "never");
 }
 
 TEST(ProgressLineTest, RedrawsInPlaceOnATerminal) {
@@ -617,7 +693,7 @@ TEST(ProgressLineTest, RedrawsInPlaceOnATerminal) {
   ASSERT_EQ(ioctl(slave, TIOCSWINSZ, &size), 0);
   {
     ProgressLine line(slave);
-    ASSERT_TRUE(line.enabled());
+    ASSERT_TRUE(line.terminal());
     line.Update(12, 48, "all_reduce 1M");
     line.Update(13, 48, "x");
     line.Clear();
