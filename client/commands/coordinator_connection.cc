@@ -6,9 +6,9 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "client/commands/exit_codes.h"
+#include "daemon/common/channel_args.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/security/credentials.h"
-#include "daemon/common/channel_args.h"
 
 namespace fabricpulse::client {
 namespace {

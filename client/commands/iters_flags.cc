@@ -1,10 +1,12 @@
 #include "client/commands/iters_flags.h"
 
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "daemon/core/duration_text.h"
 #include "daemon/core/name_rules.h"
 
 namespace fabricpulse::client {
@@ -61,14 +63,13 @@ absl::Status ApplyItersFlags(const ItersFlags& flags, core::SweepSpec& spec) {
     }
   }
   if (!flags.step_time_cap.empty()) {
-    double seconds = 0;
-    if (absl::SimpleAtod(flags.step_time_cap, &seconds) &&
-        std::isfinite(seconds)) {
-      a.step_time_cap = absl::Seconds(seconds);
-    } else if (!absl::ParseDuration(flags.step_time_cap, &a.step_time_cap)) {
+    std::optional<absl::Duration> cap =
+        core::ParseSecondsOrDuration(flags.step_time_cap);
+    if (!cap) {
       return NotA("--step-time-cap", flags.step_time_cap,
                   "a duration; use e.g. 2s, 500ms, 1m");
     }
+    a.step_time_cap = *cap;
   }
   return absl::OkStatus();
 }

@@ -1,12 +1,11 @@
 #include "client/commands/sweep_command.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/commands/coordinator_connection.h"
@@ -18,16 +17,16 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
+#include "daemon/core/duration_text.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
 namespace {
 
 absl::StatusOr<absl::Duration> ParseTimeout(const std::string& text) {
-  absl::Duration d;
-  double seconds = 0;
-  if (absl::SimpleAtod(text, &seconds)) return absl::Seconds(seconds);
-  if (absl::ParseDuration(text, &d)) return d;
+  if (std::optional<absl::Duration> d = core::ParseSecondsOrDuration(text)) {
+    return *d;
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "--timeout: '", text, "' is not a duration; use e.g. 30s, 500ms, 2m"));
 }
@@ -39,16 +38,15 @@ constexpr absl::Duration kMaxRetry = absl::Seconds(5);
 }  // namespace
 
 absl::StatusOr<absl::Duration> ParseSweepWait(const std::string& text) {
-  absl::Duration d;
-  double seconds = 0;
-  if (absl::SimpleAtod(text, &seconds) && std::isfinite(seconds)) {
-    d = absl::Seconds(seconds);
-  } else if (!absl::ParseDuration(text, &d)) {
+  const std::optional<absl::Duration> parsed =
+      core::ParseSecondsOrDuration(text);
+  if (!parsed) {
     return absl::InvalidArgumentError(
         absl::StrCat("--wait: '", text,
                      "' is not a duration; use e.g. 10m, 90s or 0 (allowed: 0 "
                      "to 24h)"));
   }
+  const absl::Duration d = *parsed;
   if (d < absl::ZeroDuration() || d > kMaxSweepWait) {
     return absl::InvalidArgumentError(
         absl::StrCat("--wait: ", text, " is out of range; allowed: 0 to 24h"));

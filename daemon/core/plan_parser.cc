@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -14,6 +15,7 @@
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/dtype.h"
+#include "daemon/core/duration_text.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/op_traits.h"
@@ -211,15 +213,10 @@ absl::StatusOr<absl::Duration> ReadDuration(const Field& field,
   absl::StatusOr<std::string> text =
       ReadScalar(field, path, "a duration such as 60s");
   if (!text.ok()) return text.status();
-  double seconds = 0;
-  if (absl::SimpleAtod(*text, &seconds)) {
-    // NaN and infinities: out of range for Validate (absl::Seconds(NaN) is
-    // undefined).
-    return std::isfinite(seconds) ? absl::Seconds(seconds)
-                                  : absl::InfiniteDuration();
+  // NaN and infinities: infinite, out of range for Validate.
+  if (std::optional<absl::Duration> d = ParseSecondsOrDuration(*text)) {
+    return *d;
   }
-  absl::Duration duration;
-  if (absl::ParseDuration(*text, &duration)) return duration;
   return ConfigError(field.line, path,
                      absl::StrCat(QuotePrefix(*text),
                                   " is not a duration; use e.g. 60s, 1m30s "

@@ -64,25 +64,34 @@ TEST(RunAdaptiveBatchesTest, SteadyTimesStopAtMin) {
   EXPECT_NEAR(rank.proposals[0][2], 0.01004, 1e-9);  // per iteration
 }
 
-TEST(RunAdaptiveBatchesTest, ASlowFirstOpPerBatchDoesNotKeepItGoing) {
-  // Each batch's first op waits for its launch (+15 %); the others are
-  // steady within 0.2 %: the interval converges at min_iters, and the
-  // slow op still counts in the times kept.
-  std::vector<int> batches;
-  fakes::FakeClock clock;
-  TimedBatch batch = [&](int n, std::vector<double>* seconds) {
-    batches.push_back(n);
+// Batches whose first op waits for its launch (1.15 ms); the others take
+// `odd` and `even` seconds in turn. Records each batch's size.
+TimedBatch SlowFirstOp(std::vector<int>* batches, double odd, double even) {
+  return [=](int n, std::vector<double>* seconds) {
+    batches->push_back(n);
     seconds->clear();
     for (int i = 0; i < n; ++i) {
-      seconds->push_back(i == 0 ? 0.00115 : (i % 2 ? 0.001 : 0.001002));
+      seconds->push_back(i == 0 ? 0.00115 : (i % 2 ? odd : even));
     }
     return absl::OkStatus();
   };
-  AgreeMaxFn agree = [](const std::vector<double>& mine) {
+}
+
+// Every rank proposes the same.
+AgreeMaxFn Alone() {
+  return [](const std::vector<double>& mine) {
     return absl::StatusOr<std::vector<double>>(mine);
   };
-  absl::StatusOr<AdaptiveRun> run =
-      RunAdaptiveBatches(AdaptiveSettings(), false, batch, agree, clock);
+}
+
+TEST(RunAdaptiveBatchesTest, ASlowFirstOpPerBatchDoesNotKeepItGoing) {
+  // The others are steady within 0.2 %: the interval converges at
+  // min_iters, and the slow op still counts in the times kept.
+  std::vector<int> batches;
+  fakes::FakeClock clock;
+  absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
+      AdaptiveSettings(), false, SlowFirstOp(&batches, 0.001, 0.001002),
+      Alone(), clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kConverged);
   EXPECT_EQ(batches, std::vector<int>{5});
@@ -91,24 +100,13 @@ TEST(RunAdaptiveBatchesTest, ASlowFirstOpPerBatchDoesNotKeepItGoing) {
 }
 
 TEST(RunAdaptiveBatchesTest, NoisyOpsAfterTheFirstStillKeepItGoing) {
-  // The same slow first op, and the others alternate 1 and 1.2 ms: the
-  // interval is over their spread, which is real, and it does not stop
-  // at min_iters.
+  // The others alternate 1 and 1.2 ms: the interval is over their spread,
+  // which is real, and it does not stop at min_iters.
   std::vector<int> batches;
   fakes::FakeClock clock;
-  TimedBatch batch = [&](int n, std::vector<double>* seconds) {
-    batches.push_back(n);
-    seconds->clear();
-    for (int i = 0; i < n; ++i) {
-      seconds->push_back(i == 0 ? 0.00115 : (i % 2 ? 0.001 : 0.0012));
-    }
-    return absl::OkStatus();
-  };
-  AgreeMaxFn agree = [](const std::vector<double>& mine) {
-    return absl::StatusOr<std::vector<double>>(mine);
-  };
-  absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(0.01, 5, 40), false, batch, agree, clock);
+  absl::StatusOr<AdaptiveRun> run =
+      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 40), false,
+                         SlowFirstOp(&batches, 0.001, 0.0012), Alone(), clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kMaxIters);
   EXPECT_EQ(run->iterations, 40);
