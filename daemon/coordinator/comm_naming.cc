@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/limits.h"
 
 namespace fabricpulse::coordinator {
 namespace {
@@ -66,9 +67,42 @@ std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
     auto it = generation_.find(members);
     generation = it == generation_.end() ? 0 : it->second;
   }
-  return absl::StrCat(
-      "c", absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation)),
-                     absl::kZeroPad16));
+  auto name = [&] {
+    return absl::StrCat(
+        "c",
+        absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation)),
+                  absl::kZeroPad16));
+  };
+  std::string id = name();
+  std::vector<std::string> workers;
+  for (const v1::AgentInfo& agent : agents) {
+    for (const v1::WorkerInfo& w : agent.workers()) {
+      workers.push_back(absl::StrCat(agent.node_name(), "/", w.incarnation()));
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  bool evicted = false, may_hold = false;
+  for (const std::string& worker : workers) {
+    auto it = cached_.find(worker);
+    if (it == cached_.end() || std::find(it->second.begin(), it->second.end(),
+                                         id) != it->second.end()) {
+      may_hold = true;
+    } else {
+      evicted = true;
+    }
+  }
+  if (evicted && may_hold) {
+    generation = ++generation_[members];
+    id = name();
+  }
+  for (const std::string& worker : workers) {
+    std::deque<std::string>& ids = cached_[worker];
+    ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
+    ids.push_front(id);
+    while (ids.size() > core::kWorkerCommCacheCapacity) ids.pop_back();
+  }
+  while (cached_.size() > kMaxMirroredWorkers) cached_.erase(cached_.begin());
+  return id;
 }
 
 void CommNaming::Used(const std::vector<v1::AgentInfo>& agents,

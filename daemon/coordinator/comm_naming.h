@@ -7,9 +7,19 @@
 // that long (kReleaseMargin before it), or not seen since this coordinator
 // started, gets a new generation, so that no rank reuses a communicator
 // that a peer has dropped.
+//
+// Workers also evict the least recently used communicator beyond
+// core::kWorkerCommCacheCapacity. The coordinator names every sweep's
+// communicator, so it mirrors each worker's cache (by its incarnation):
+// when some member has evicted a member set's communicator and another may
+// still hold it, the set gets a new generation, so that every rank creates
+// the communicator afresh instead of some reusing one that a peer has
+// destroyed (which hangs or fails the sweep). A worker the mirror does not
+// know yet (first seen since this coordinator started) may hold anything.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +36,9 @@ class CommNaming {
   // Member sets whose last use is remembered; the least recently used is
   // forgotten beyond it (then treated as unseen: a new generation).
   static constexpr size_t kMaxRemembered = 4096;
+  // Workers whose caches are mirrored; beyond it the first in key order is
+  // forgotten (then it may hold anything again).
+  static constexpr size_t kMaxMirroredWorkers = 65536;
 
   // `agents` sorted by node name, with their workers' incarnations; `now`
   // judges how long the members have been quiet.
@@ -50,6 +63,9 @@ class CommNaming {
   absl::Mutex mu_;
   std::map<std::string, uint64_t> generation_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Time> last_used_ ABSL_GUARDED_BY(mu_);
+  // Each worker's cached communicator ids, most recently used first (at
+  // most core::kWorkerCommCacheCapacity each), by "node/incarnation".
+  std::map<std::string, std::deque<std::string>> cached_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace fabricpulse::coordinator

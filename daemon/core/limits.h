@@ -58,6 +58,10 @@ inline constexpr absl::Duration kMaxForgetLostAfter = absl::Hours(24 * 365);
 inline constexpr int kMaxWorkersPerAgent = 512;
 // Ranks over every registered agent.
 inline constexpr int kMaxRanks = 65536;
+// Communicators a worker keeps between sweeps (least recently used evicted
+// first); the coordinator mirrors each worker's cache to name them
+// (coordinator/comm_naming.h).
+inline constexpr size_t kWorkerCommCacheCapacity = 4;
 
 // --- Sweep events (sweep_runner.h) ------------------------------------------
 // Each rank reports each step once and its communicator once: a rank's

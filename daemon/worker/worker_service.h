@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
 #include "daemon/common/worker_resources.h"
+#include "daemon/core/limits.h"
 #include "daemon/security/credentials.h"
 #include "daemon/worker/communicator_cache.h"
 #include "daemon/worker/fault_injection.h"
@@ -55,7 +56,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   const std::shared_ptr<const security::Credentials> creds_;
   const LateRankFault fault_;
   const common::WorkerResources resources_;
-  CommunicatorCache cache_{4};
+  CommunicatorCache cache_{core::kWorkerCommCacheCapacity};
   FlightRecorder recorder_;
   std::atomic<bool> cancelled_{false};
 

@@ -75,5 +75,48 @@ TEST(CommNamingTest, MarginIsATenthAtMostTenSeconds) {
   EXPECT_EQ(CommNaming::ReleaseMargin(absl::Minutes(10)), absl::Seconds(10));
 }
 
+// Member sets over workers a0, b0, c0, ...: a0 is in every set.
+std::vector<v1::AgentInfo> SetOf(const std::string& nodes) {
+  std::vector<v1::AgentInfo> agents;
+  for (char n : nodes) {
+    v1::AgentInfo agent;
+    agent.set_node_name(std::string(1, n));
+    agent.add_workers()->set_incarnation(std::string(1, n) + "-0-1");
+    agents.push_back(agent);
+  }
+  return agents;
+}
+
+// A worker keeps core::kWorkerCommCacheCapacity (4) communicators: a set
+// that one of its workers has evicted since, while another may still hold
+// it, gets a new id, so that every rank creates it afresh.
+TEST(CommNamingTest, ASetEvictedByOneMemberGetsANewCommunicator) {
+  CommNaming naming;
+  const std::string abcd = naming.CommId(SetOf("abcd"), 3, kT0);
+  // Within a's capacity: the set keeps its id.
+  naming.CommId(SetOf("ab"), 3, kT0);
+  naming.CommId(SetOf("ac"), 3, kT0);
+  EXPECT_EQ(naming.CommId(SetOf("abcd"), 3, kT0), abcd);
+  // Four other sets through a: a evicts abcd, b, c and d still hold it.
+  for (const char* set : {"ab", "ac", "ad", "abc"}) {
+    naming.CommId(SetOf(set), 3, kT0);
+  }
+  const std::string renewed = naming.CommId(SetOf("abcd"), 3, kT0);
+  EXPECT_NE(renewed, abcd);
+  // Every member now holds the new one: reused again.
+  EXPECT_EQ(naming.CommId(SetOf("abcd"), 3, kT0), renewed);
+}
+
+// A set none of whose workers holds its communicator needs no new id:
+// every rank creates it anyway.
+TEST(CommNamingTest, ASetEvictedByEveryMemberKeepsItsName) {
+  CommNaming naming;
+  const std::string ab = naming.CommId(SetOf("ab"), 3, kT0);
+  for (const char* set : {"abc", "abd", "abe", "abf"}) {
+    naming.CommId(SetOf(set), 3, kT0);
+  }
+  EXPECT_EQ(naming.CommId(SetOf("ab"), 3, kT0), ab);
+}
+
 }  // namespace
 }  // namespace fabricpulse::coordinator
