@@ -23,6 +23,8 @@
 #include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
 #include "client/commands/health_command.h"
+#include "client/commands/isolate_command.h"
+#include "client/commands/matrix_command.h"
 #include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
 #include "client/local/local_backend.h"
@@ -54,7 +56,86 @@ struct CommandSet {
   SweepFlags sweep_flags;
   ResultsFlags results_flags;
   std::string abort_sweep_id;
+  CLI::App* matrix = nullptr;
+  MatrixFlags matrix_flags;
+  CLI::App* isolate = nullptr;
+  IsolateFlags isolate_flags;
 };
+
+void AddIsolateCommand(CLI::App& app, CommandSet& set) {
+  IsolateFlags& f = set.isolate_flags;
+  set.isolate = app.add_subcommand(
+      "isolate",
+      "Find the node or link behind a slow or failing collective: bisect "
+      "the nodes, measuring OP on each half, then measure the suspects' "
+      "pairs; prints every round; exit 1 when it names one");
+  set.isolate
+      ->add_option("--op", f.op,
+                   WithAllowed("The collective", core::AllOpNames()))
+      ->capture_default_str();
+  set.isolate->add_option("--bytes", f.bytes, "Its size (B, K, M, G)")
+      ->capture_default_str();
+  set.isolate
+      ->add_option("--nodes", f.nodes,
+                   "The nodes to search (comma-separated; default: every "
+                   "alive agent)")
+      ->delimiter(',');
+  set.isolate->add_option("--iters", f.iters, "Timed iterations per set")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  set.isolate->add_option("--warmup", f.warmup, "Warm-up iterations per set")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  set.isolate->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
+      ->capture_default_str();
+  set.isolate->add_option("--output", f.output, "table or json")
+      ->capture_default_str();
+  set.isolate
+      ->add_option("--progress", f.progress,
+                   "Progress on stderr: auto, always or never (as sweep)")
+      ->capture_default_str();
+}
+
+void AddMatrixCommand(CLI::App& app, CommandSet& set) {
+  MatrixFlags& f = set.matrix_flags;
+  set.matrix = app.add_subcommand(
+      "matrix",
+      "Measure every pair of ranks (both ways at once, in rounds of "
+      "disjoint pairs), grouped by node pair and labelled by path (nvlink, "
+      "pcie_shm, network); pairs below half their path class's median "
+      "busbw are flagged SLOW");
+  set.matrix
+      ->add_option("--bytes", f.bytes,
+                   "Bytes each rank of a pair sends the other (B, K, M, G)")
+      ->capture_default_str();
+  set.matrix
+      ->add_option("--nodes", f.nodes,
+                   "Only these nodes (comma-separated; default: all)")
+      ->delimiter(',');
+  set.matrix->add_option("--iters", f.iters, "Timed iterations per round")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  set.matrix->add_option("--warmup", f.warmup, "Warm-up iterations per round")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  set.matrix->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
+      ->capture_default_str();
+  set.matrix->add_option("--output", f.output, "table, json or csv")
+      ->capture_default_str();
+  set.matrix
+      ->add_option("--bw-unit", f.bw_unit,
+                   "GBps (1e9 bytes/s) or Gbps (1e9 bits/s)")
+      ->capture_default_str();
+  set.matrix->add_option(
+      "--sweep", f.sweep_id,
+      "Print the matrix of this stored sweep instead of running one");
+  set.matrix->add_flag("--fail-on-flagged", f.fail_on_flagged,
+                       "Exit 5 when a pair is flagged SLOW");
+  set.matrix
+      ->add_option("--progress", f.progress,
+                   "Progress on stderr: auto, always or never (as sweep)")
+      ->capture_default_str();
+}
 
 void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   auto* plan = sweep->add_option(
@@ -224,6 +305,8 @@ void AddCommands(CLI::App& app, CommandSet& set) {
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
                         "Sweep id (default: every running sweep)");
+  AddMatrixCommand(app, set);
+  AddIsolateCommand(app, set);
 }
 
 int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
@@ -241,6 +324,12 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   if (set.abort->parsed()) {
     return RunAbortCommand(coordinator, set.abort_sweep_id);
   }
+  if (set.matrix->parsed()) {
+    return RunMatrixCommand(coordinator, set.matrix_flags);
+  }
+  if (set.isolate->parsed()) {
+    return RunIsolateCommand(coordinator, set.isolate_flags);
+  }
   PrintError("no subcommand; see --help");
   return kExitBadInput;
 }
@@ -251,6 +340,8 @@ absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
   if (set.sweep->parsed()) return CheckSweepFlags(set.sweep_flags, nranks);
   if (set.results->parsed()) return CheckResultsFlags(set.results_flags);
   if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
+  if (set.matrix->parsed()) return CheckMatrixFlags(set.matrix_flags, nranks);
+  if (set.isolate->parsed()) return CheckIsolateFlags(set.isolate_flags);
   if (set.agents->parsed())
     return ParseOutputFormat(set.agents_output).status();
   return absl::OkStatus();
@@ -267,13 +358,16 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
   for (const Target& t : {Target{set.agents, &set.agents_output},
                           Target{set.sweep, &set.sweep_flags.output},
                           Target{set.results, &set.results_flags.output},
-                          Target{set.diagnose, &set.diagnose_output}}) {
+                          Target{set.diagnose, &set.diagnose_output},
+                          Target{set.matrix, &set.matrix_flags.output},
+                          Target{set.isolate, &set.isolate_flags.output}}) {
     if (!t.command->parsed()) continue;
     if (t.command->get_option("--output")->count() == 0) *t.output = output;
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      "--output: only agents, sweep, results and diagnose print formats");
+      "--output: only agents, sweep, results, diagnose, matrix and isolate "
+      "print formats");
 }
 
 void ReportKeptDir(const std::string& dir, std::FILE* err) {

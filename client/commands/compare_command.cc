@@ -7,29 +7,11 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/sweep_collect.h"
 #include "client/output/output_options.h"
 #include "client/output/sweep_compare.h"
 
 namespace fabricpulse::client {
-namespace {
-
-// One sweep of the history; its exit code when it cannot be had.
-int FetchSweep(v1::CoordinatorService::Stub& stub, const std::string& id,
-               v1::GetSweepResponse* out) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-  v1::GetSweepRequest req;
-  req.set_sweep_id(id);
-  grpc::Status status = stub.GetSweep(&ctx, req, out);
-  if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
-    PrintError(absl::StrCat("compare: ", status.error_message()));
-    return kExitBadInput;
-  }
-  if (!status.ok()) return ReportCallError("compare", status);
-  return kExitOk;
-}
-
-}  // namespace
 
 absl::Status CheckCompareFlags(const CompareFlags& flags) {
   if (flags.a.empty() || flags.b.empty()) {
@@ -60,8 +42,10 @@ int RunCompareCommand(const CoordinatorTarget& coordinator,
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   v1::GetSweepResponse a, b;
-  if (int rc = FetchSweep(**stub, flags.a, &a); rc != kExitOk) return rc;
-  if (int rc = FetchSweep(**stub, flags.b, &b); rc != kExitOk) return rc;
+  if (int rc = FetchStoredSweep(**stub, "compare", flags.a, &a); rc != kExitOk)
+    return rc;
+  if (int rc = FetchStoredSweep(**stub, "compare", flags.b, &b); rc != kExitOk)
+    return rc;
   const SweepComparison comparison =
       CompareSweeps(a, b, flags.threshold_percent / 100);
   PrintComparison(comparison, output, std::cout);

@@ -112,6 +112,7 @@ v1::StepKey StepToProto(const core::Step& step) {
   key.set_redop(std::string(core::RedOpName(step.redop)));
   key.set_root(step.root);
   key.set_in_place(step.in_place);
+  if (step.round >= 0) key.set_round(step.round);
   return key;
 }
 

@@ -98,7 +98,8 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           "Wrong output elements the data check found on this rank")),
       schedule_deferred_(CounterFamily(
           registry, "fabricpulse_schedule_deferred_total",
-          "Scheduled firings held back (queued) by busy GPUs or members")) {}
+          "Scheduled firings held back (queued) by busy GPUs or members")),
+      pairs_(registry) {}
 
 namespace {
 

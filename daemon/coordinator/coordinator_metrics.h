@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/coordinator/pair_metrics.h"
 #include "daemon/coordinator/step_series_index.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "prometheus/counter.h"
@@ -138,6 +139,10 @@ class CoordinatorMetrics {
   // firing of `schedule` was held back (queued) for `reason`, "gpu_busy" or
   // "members_busy". Counted once per firing, not per retry.
   void ScheduleDeferred(const std::string& schedule, const std::string& reason);
+  // The node-pair series of a pairwise matrix sweep (pair_metrics.h).
+  void NodePairs(const std::map<NodePairKey, NodePairStat>& stats) {
+    pairs_.Publish(stats);
+  }
 
  private:
   // RecordVerdict's gauges; returns the step's regressions counter.
@@ -164,6 +169,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& late_arrival_;
   prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;
+  PairMetrics pairs_;
 
   // Removes every step series of `labels` (the step's label set).
   void RemoveStepSeries(const prometheus::Labels& labels)

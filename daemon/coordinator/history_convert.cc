@@ -44,6 +44,21 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   s.baseline_sweeps = r.baseline_sweeps();
   s.baseline_time_seconds = r.baseline_time_seconds();
   s.iterations = r.iterations();
+  if (r.step().has_round()) s.round = r.step().round();
+  for (const v1::PairResult& p : r.pairs()) {
+    PairRecord pair;
+    pair.rank_a = p.rank_a();
+    pair.rank_b = p.rank_b();
+    pair.node_a = p.node_a();
+    pair.node_b = p.node_b();
+    pair.path = p.path();
+    pair.time_seconds = p.time_seconds();
+    pair.algbw = p.algbw_bytes_per_second();
+    pair.busbw = p.busbw_bytes_per_second();
+    pair.wrong = p.wrong();
+    pair.flagged = p.flagged();
+    s.pairs.push_back(std::move(pair));
+  }
   return s;
 }
 
@@ -80,6 +95,20 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
     r.set_baseline_time_seconds(s.baseline_time_seconds);
   }
   r.set_iterations(s.iterations);
+  if (s.round) k->set_round(*s.round);
+  for (const PairRecord& pair : s.pairs) {
+    v1::PairResult* p = r.add_pairs();
+    p->set_rank_a(pair.rank_a);
+    p->set_rank_b(pair.rank_b);
+    p->set_node_a(pair.node_a);
+    p->set_node_b(pair.node_b);
+    p->set_path(pair.path);
+    p->set_time_seconds(pair.time_seconds);
+    p->set_algbw_bytes_per_second(pair.algbw);
+    p->set_busbw_bytes_per_second(pair.busbw);
+    p->set_wrong(pair.wrong);
+    p->set_flagged(pair.flagged);
+  }
   return r;
 }
 

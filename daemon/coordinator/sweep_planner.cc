@@ -167,8 +167,14 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   std::vector<std::string> parts;
   for (const v1::AgentInfo& a : *agents) {
     parts.push_back(absl::StrCat(a.node_name(), "x", a.workers_size()));
-    for (int i = 0; i < a.workers_size(); ++i) {
+    for (const v1::WorkerInfo& w : a.workers()) {
       plan.rank_nodes.push_back(a.node_name());
+      core::RankLocation location;
+      location.node = a.node_name();
+      location.gpu = w.gpu();
+      location.nvlink_peers.assign(w.nvlink_peers().begin(),
+                                   w.nvlink_peers().end());
+      plan.rank_locations.push_back(std::move(location));
     }
   }
   plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));

@@ -74,33 +74,47 @@ void SweepRecorder::Judge(v1::StepResult& result) {
 }
 
 void SweepRecorder::RecordResult(v1::StepResult& result) {
-  Judge(result);
-  metrics_->RecordStep(plan_.plan_name, result, plan_.nranks);
-  // The verdicts go out only once the sweep succeeded (Finish).
-  if (plan_.plan_name != kAdhocPlan) judged_.push_back(result);
-  core::MergedStep m;
-  m.time_seconds = result.time_seconds();
-  if (result.has_last_arrival_rank()) {
-    m.last_arrival_rank = result.last_arrival_rank();
-  }
-  if (result.has_arrival_lateness_seconds()) {
-    m.arrival_lateness_seconds = result.arrival_lateness_seconds();
+  // A round of the pairwise matrix is judged per pair (flagged) and
+  // exported per node pair: a round's slowest pair is neither a
+  // collective's time, nor comparable with another round's, nor a sign of a
+  // straggler (a rank of a slow pair enters its next op late).
+  const bool pairwise = result.step().has_round();
+  if (pairwise) {
+    for (const v1::PairResult& pair : result.pairs()) {
+      AddPair(pair, result.step().bytes(), node_pairs_);
+    }
+  } else {
+    Judge(result);
+    metrics_->RecordStep(plan_.plan_name, result, plan_.nranks);
+    // The verdicts go out only once the sweep succeeded (Finish).
+    if (plan_.plan_name != kAdhocPlan) judged_.push_back(result);
   }
   for (const auto& [rank, wrong] : result.wrong_by_rank()) {
     if (rank >= 0 && rank < static_cast<int>(plan_.rank_nodes.size())) {
       metrics_->WrongElements(plan_.rank_nodes[rank], rank, wrong);
     }
   }
-  const std::optional<int> late = core::LateRank(m);
-  if (late && *late >= 0 && *late < static_cast<int>(plan_.rank_nodes.size())) {
-    metrics_->LateArrival(plan_.rank_nodes[*late], *late);
+  if (!pairwise) {
+    core::MergedStep m;
+    m.time_seconds = result.time_seconds();
+    if (result.has_last_arrival_rank()) {
+      m.last_arrival_rank = result.last_arrival_rank();
+    }
+    if (result.has_arrival_lateness_seconds()) {
+      m.arrival_lateness_seconds = result.arrival_lateness_seconds();
+    }
+    const std::optional<int> late = core::LateRank(m);
+    if (late && *late >= 0 &&
+        *late < static_cast<int>(plan_.rank_nodes.size())) {
+      metrics_->LateArrival(plan_.rank_nodes[*late], *late);
+    }
+    merged_.push_back(m);
   }
   absl::Status stored =
       history_->AddStep(StepRecordFromResult(plan_.sweep_id, result));
   if (!stored.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", stored.message()));
   }
-  merged_.push_back(m);
 }
 
 void SweepRecorder::OnEvent(v1::SweepEvent& event) {
@@ -163,6 +177,7 @@ v1::SweepEvent SweepRecorder::Finish(
   if (!finished_ok.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", finished_ok.message()));
   }
+  if (!node_pairs_.empty()) metrics_->NodePairs(node_pairs_);
   if (outcome == kSweepSucceeded) {
     for (const v1::StepResult& result : judged_) {
       metrics_->RecordVerdict(plan_.plan_name, result, plan_.nranks);

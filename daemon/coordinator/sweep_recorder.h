@@ -3,6 +3,7 @@
 // straggler signal and the stored diagnosis.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,8 @@ class SweepRecorder {
   // A plan sweep's judged results, exported when it succeeds; at most the
   // sweep's step count (core::kMaxSteps).
   std::vector<v1::StepResult> judged_;
+  // The pairwise matrix's node pairs (at most nranks^2 / 2).
+  std::map<NodePairKey, NodePairStat> node_pairs_;
 };
 
 // "succeeded", "aborted", "preempted" (busy_gpus.h's PreemptedError) or

@@ -272,9 +272,15 @@ void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
           "different worker version or a broken stop rule"));
       break;
     }
-    v1::SweepEvent event;
-    *event.mutable_result() = common::MergedToProto(merged);
-    if (!sink(event)) p.outcome = absl::CancelledError("client went away");
+    for (v1::StepResult& result : p.pair_hold.Take(
+             merged, common::MergedToProto(merged), p.timings[p.next_emit])) {
+      v1::SweepEvent event;
+      *event.mutable_result() = std::move(result);
+      if (!sink(event)) {
+        p.outcome = absl::CancelledError("client went away");
+        break;
+      }
+    }
     p.next_emit++;
   }
 }
@@ -283,7 +289,7 @@ absl::Status SweepRunner::Run(const SweepSink& sink) {
   if (!sink(StartedEvent())) return absl::CancelledError("client went away");
   StartStreams();
   const int nagents = static_cast<int>(plan_.agents.size());
-  Progress p;
+  Progress p(plan_.nranks, plan_.rank_locations);
   p.timings.resize(plan_.steps.size());
   const absl::Duration silence_limit =
       timeouts_.Silence(plan_.op_timeout, plan_.iterations_per_step);

@@ -12,7 +12,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/coordinator/agent_client.h"
+#include "daemon/coordinator/pair_round_hold.h"
 #include "daemon/core/clock.h"
+#include "daemon/core/path_class.h"
 #include "daemon/core/step_merge.h"
 #include "daemon/core/sweep_spec.h"
 #include "daemon/core/timeout_budget.h"
@@ -32,6 +34,9 @@ struct SweepPlan {
   std::string backend_version;
   // Node of each global rank, for naming the slowest rank's node.
   std::vector<std::string> rank_nodes;
+  // Where each global rank runs (node, GPU, NVLink peers), for the
+  // pairwise matrix's path classes.
+  std::vector<core::RankLocation> rank_locations;
   std::string comm_id;
   uint64_t membership_epoch = 0;  // the epoch the plan was made at
   // How long agents keep running the sweep without an answered heartbeat.
@@ -124,7 +129,11 @@ class SweepRunner {
   };
   // What Run has seen so far.
   struct Progress {
+    Progress(int nranks, std::vector<core::RankLocation> locations)
+        : pair_hold(nranks, std::move(locations)) {}
     std::vector<std::vector<core::RankStepTiming>> timings;  // by step
+    // Pairwise rounds wait here until their size's last round is in.
+    PairRoundHold pair_hold;
     size_t next_emit = 0;  // the next step to merge and send
     int ready = 0;         // ranks whose communicator is ready
     int agents_done = 0;   // streams ended

@@ -17,6 +17,7 @@ static_assert(static_cast<int>(Op::kAllToAll) == f::kAllToAll);
 static_assert(static_cast<int>(Op::kSendRecv) == f::kSendRecv);
 static_assert(static_cast<int>(Op::kGather) == f::kGather);
 static_assert(static_cast<int>(Op::kScatter) == f::kScatter);
+static_assert(static_cast<int>(Op::kPairwise) == f::kPairwise);
 static_assert(static_cast<int>(RedOp::kSum) == f::kSum);
 static_assert(static_cast<int>(RedOp::kProd) == f::kProd);
 static_assert(static_cast<int>(RedOp::kMin) == f::kMin);
@@ -42,14 +43,20 @@ double InputValue(const Step& step, int rank, int nranks, uint64_t index) {
                        rank, nranks, index);
 }
 
-bool HasCheckedOutput(const Step& step, int rank) {
-  return f::HasCheckedOutputCode(static_cast<int>(step.op), step.root, rank);
+int PatternRoot(const Step& step) {
+  return step.op == Op::kPairwise ? step.round : step.root;
+}
+
+bool HasCheckedOutput(const Step& step, int rank, int nranks) {
+  return f::HasCheckedOutputCode(static_cast<int>(step.op), PatternRoot(step),
+                                 rank, nranks);
 }
 
 double ExpectedValue(const Step& step, int rank, int nranks, uint64_t index) {
-  return f::ExpectedValue(
-      static_cast<int>(step.op), static_cast<int>(step.redop),
-      static_cast<int>(step.dtype), step.root, rank, nranks, step.count, index);
+  return f::ExpectedValue(static_cast<int>(step.op),
+                          static_cast<int>(step.redop),
+                          static_cast<int>(step.dtype), PatternRoot(step), rank,
+                          nranks, step.count, index);
 }
 
 double Tolerance(DType dtype, double expected) {

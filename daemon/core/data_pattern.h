@@ -17,8 +17,13 @@ namespace fabricpulse::core {
 double InputValue(const Step& step, int rank, int nranks, uint64_t index);
 
 // True when `rank`'s receive buffer holds checked data after `step` (false
-// for non-root ranks of reduce and gather).
-bool HasCheckedOutput(const Step& step, int rank);
+// for non-root ranks of reduce and gather, and for a rank that sits a
+// pairwise round out).
+bool HasCheckedOutput(const Step& step, int rank, int nranks);
+
+// What the shared formulas take as "root": the step's root, or for the
+// pairwise op its round.
+int PatternRoot(const Step& step);
 
 // Value expected at element `index` of `rank`'s receive buffer after `step`
 // (index < LayoutFor(...).recv_count). For avg the exact mean; an integer

@@ -20,7 +20,7 @@ struct OpInfo {
   bool in_place;
 };
 
-constexpr std::array<OpInfo, 9> kOps = {{
+constexpr std::array<OpInfo, 10> kOps = {{
     {Op::kAllReduce, "all_reduce", true, false, false, true},
     {Op::kAllGather, "all_gather", false, false, true, true},
     {Op::kReduceScatter, "reduce_scatter", true, false, true, true},
@@ -30,6 +30,7 @@ constexpr std::array<OpInfo, 9> kOps = {{
     {Op::kSendRecv, "sendrecv", false, false, false, false},
     {Op::kGather, "gather", false, true, true, true},
     {Op::kScatter, "scatter", false, true, true, true},
+    {Op::kPairwise, "pairwise", false, false, false, false},
 }};
 
 constexpr std::array<std::pair<absl::string_view, Op>, 7> kAliases = {{
@@ -89,6 +90,7 @@ double BusBandwidthFactor(Op op, int nranks) {
     case Op::kBroadcast:
     case Op::kReduce:
     case Op::kSendRecv:
+    case Op::kPairwise:
       return 1.0;
   }
   return 1.0;

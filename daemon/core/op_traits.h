@@ -4,9 +4,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace fabricpulse::core {
 
@@ -20,6 +20,9 @@ enum class Op {
   kSendRecv,
   kGather,
   kScatter,
+  // Every rank pair, bidirectional sendrecv, in rounds of disjoint pairs
+  // (pair_schedule.h): the matrix.
+  kPairwise,
 };
 
 absl::string_view OpName(Op op);
@@ -40,7 +43,8 @@ bool SupportsInPlace(Op op);
 
 // busbw = algbw * factor, nccl-tests' factors: all_reduce 2(n-1)/n;
 // all_gather, reduce_scatter, alltoall, gather, scatter (n-1)/n;
-// broadcast, reduce, sendrecv 1.
+// broadcast, reduce, sendrecv 1; pairwise 1 (per pair, per direction, as
+// sendrecv).
 double BusBandwidthFactor(Op op, int nranks);
 
 // Element count of a step of `bytes` with `element_size`-byte elements: the

@@ -27,6 +27,7 @@ enum OpCode : int {
   kSendRecv = 6,
   kGather = 7,
   kScatter = 8,
+  kPairwise = 9,
 };
 enum RedOpCode : int { kSum = 0, kProd = 1, kMin = 2, kMax = 3, kAvg = 4 };
 enum DTypeCode : int {
@@ -43,6 +44,27 @@ enum DTypeCode : int {
   kFp8E4M3 = 10,
   kFp8E5M2 = 11,
 };
+
+// The pairwise matrix's schedule (the circle method): with m = nranks
+// rounded up to even, rounds 0..m-2 pair every two ranks exactly once, in
+// disjoint pairs. In round r rank m-1 meets r, and any other rank x meets
+// (2r - x) mod (m-1). The partner of `rank` in `round`, or -1 when it sits
+// the round out (odd nranks: its partner would be the missing rank m-1).
+FP_HOST_DEVICE inline int PairPartnerCode(int round, int rank, int nranks) {
+  const int m = nranks + (nranks % 2);
+  if (m < 2 || round < 0 || round >= m - 1 || rank < 0 || rank >= nranks) {
+    return -1;
+  }
+  int partner;
+  if (rank == m - 1) {
+    partner = round;
+  } else if (rank == round) {
+    partner = m - 1;
+  } else {
+    partner = ((2 * round - rank) % (m - 1) + (m - 1)) % (m - 1);
+  }
+  return partner < nranks ? partner : -1;
+}
 
 FP_HOST_DEVICE inline bool IsReductionCode(int op) {
   return op == kAllReduce || op == kReduceScatter || op == kReduce;
@@ -107,13 +129,16 @@ FP_HOST_DEVICE inline double Reduced(int redop, int dtype, int nranks,
 }
 
 // Whether `rank`'s receive buffer is checked (not for non-root ranks of
-// reduce and gather).
-FP_HOST_DEVICE inline bool HasCheckedOutputCode(int op, int root, int rank) {
+// reduce and gather, nor for a rank that sits a pairwise round out). For
+// pairwise, `root` is the step's round (and nranks matters).
+FP_HOST_DEVICE inline bool HasCheckedOutputCode(int op, int root, int rank,
+                                                int nranks) {
+  if (op == kPairwise) return PairPartnerCode(root, rank, nranks) >= 0;
   return (op == kReduce || op == kGather) ? rank == root : true;
 }
 
 // Expected element `index` of `rank`'s receive buffer. `count` is the
-// step's total count.
+// step's total count; for pairwise, `root` is the step's round.
 FP_HOST_DEVICE inline double ExpectedValue(int op, int redop, int dtype,
                                            int root, int rank, int nranks,
                                            uint64_t count, uint64_t index) {
@@ -137,6 +162,8 @@ FP_HOST_DEVICE inline double ExpectedValue(int op, int redop, int dtype,
                            rank * chunk + index % chunk);
     case kSendRecv:
       return MovementInput((rank - 1 + nranks) % nranks, index);
+    case kPairwise:
+      return MovementInput(PairPartnerCode(root, rank, nranks), index);
     default:
       return 0;
   }

@@ -9,6 +9,7 @@
 #include "daemon/core/byte_size.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/pair_schedule.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::core {
@@ -107,6 +108,13 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
       resolved.ops.push_back(op);
     }
   }
+  if (nranks < 2 && std::find(resolved.ops.begin(), resolved.ops.end(),
+                              Op::kPairwise) != resolved.ops.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ops: pairwise measures rank pairs and needs at least 2 "
+                     "ranks; this sweep has ",
+                     nranks));
+  }
   FP_RETURN_IF_ERROR(ValidateSizes(spec));
   FP_RETURN_IF_ERROR(ValidateMaxBytesAuto(spec, resolved.ops));
   FP_ASSIGN_OR_RETURN(resolved.dtype, ParseDType(spec.dtype));
@@ -130,6 +138,12 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
                       "more than 0s, up to 1h");
   }
   FP_RETURN_IF_ERROR(ValidateAdaptive(spec.adaptive, spec.graph));
+  if (spec.graph && std::find(resolved.ops.begin(), resolved.ops.end(),
+                              Op::kPairwise) != resolved.ops.end()) {
+    // A rank that sits a round out would capture an empty graph.
+    return absl::InvalidArgumentError(
+        "graph: not supported with the pairwise op; allowed: graph off");
+  }
   return resolved;
 }
 
@@ -172,7 +186,6 @@ std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
       continue;
     }
     Step step;
-    step.index = static_cast<int>(steps.size());
     step.op = op;
     step.count = count;
     step.bytes = count * element;
@@ -180,7 +193,13 @@ std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
     step.redop = resolved.redop;
     step.root = IsRooted(op) ? root : -1;
     step.in_place = in_place;
-    steps.push_back(step);
+    // The pairwise op measures every pair once: one step per round.
+    const int rounds = op == Op::kPairwise ? PairRounds(nranks) : 1;
+    for (int round = 0; round < rounds; ++round) {
+      step.index = static_cast<int>(steps.size());
+      step.round = op == Op::kPairwise ? round : -1;
+      steps.push_back(step);
+    }
   }
   return steps;
 }
@@ -209,7 +228,9 @@ absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
         if (steps.size() > kMaxSteps) {
           return absl::InvalidArgumentError(absl::StrCat(
               "sizes: the sweep expands to more than ", kMaxSteps,
-              " steps (ops x sizes x placements); allowed: at most ", kMaxSteps,
+              " steps (ops x sizes x placements, x rounds for pairwise); "
+              "allowed: at most ",
+              kMaxSteps,
               "; raise factor or step_bytes, or narrow "
               "min_bytes..max_bytes"));
         }

@@ -88,6 +88,8 @@ struct Step {
   RedOp redop = RedOp::kSum;
   int root = 0;  // -1 for ops without a root
   bool in_place = false;
+  // The pairwise op's round (pair_schedule.h); -1 for other ops.
+  int round = -1;
 };
 
 // A validated spec with names resolved.

@@ -131,8 +131,8 @@ TEST_F(CliGlobalFlagsTest, GlobalFlagsWorkAfterTheCommand) {
       RunCli({"--output", "json", "--coordinator", coordinator, "abort"});
   EXPECT_EQ(no_formats.exit_code, client::kExitBadInput);
   EXPECT_EQ(no_formats.err,
-            "fabricpulse: --output: only agents, sweep, results and diagnose "
-            "print formats\n");
+            "fabricpulse: --output: only agents, sweep, results, diagnose, "
+            "matrix and isolate print formats\n");
 }
 
 TEST_F(CliGlobalFlagsTest, BuildInfoCarriesTheVersion) {

@@ -56,28 +56,11 @@ in_a ip link set "$veth_a" up && in_b ip link set "$veth_b" up || exit 1
 
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-now() { echo "$EPOCHREALTIME"; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
-# wait_for SECONDS COMMAND...: polls COMMAND until it succeeds.
-wait_for() {
-  local limit=$1 start
-  shift
-  start=$(now)
-  until "$@"; do
-    if awk -v s="$(since "$start")" -v l="$limit" 'BEGIN {exit !(s > l)}'; then
-      return 1
-    fi
-    read -r -t 0.05 <> <(:) || true
-  done
-}
-port_of() { sed -n "s/^grpc=//p" "$1" 2>/dev/null; }
+# shellcheck source=tests/integration/netns_lib.sh
+source "$(dirname "$0")/netns_lib.sh"
 
 # Mutual TLS across the link, from a throwaway CA; the CLI is the operator.
-tls="$dir/tls"
-"$bin/fabricpulse" certs "$tls" --issue coordinator/main,operator/test,agent/node-0,agent/node-1 >/dev/null
-tls_of() { echo --tls-cert "$tls/$1.crt" --tls-key "$tls/$1.key" --tls-ca "$tls/ca.crt"; }
-export FABRICPULSE_TLS_CERT="$tls/operator-test.crt" FABRICPULSE_TLS_KEY="$tls/operator-test.key"
-export FABRICPULSE_TLS_CA="$tls/ca.crt"
+netns_tls agent/node-0 agent/node-1
 # Started with `ip netns exec` directly (no function or subshell around it),
 # so $! is the daemon itself: ip execs into it.
 # shellcheck disable=SC2046  # tls_of's words are separate arguments

@@ -259,7 +259,7 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
     FP_RETURN_IF_ERROR(CheckCancelled(options));
     FP_RETURN_IF_ERROR(prepare());
     FP_RETURN_IF_ERROR(run_once());
-    if (core::HasCheckedOutput(step, r)) {
+    if (core::HasCheckedOutput(step, r, n)) {
       FP_ASSIGN_OR_RETURN(
           outcome.wrong,
           gloo_impl::CountWrong(step, r, n, call.recv, layout.recv_count));

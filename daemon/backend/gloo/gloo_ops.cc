@@ -8,6 +8,7 @@
 #include "daemon/backend/gloo/gloo_dtype.h"
 #include "daemon/backend/gloo/gloo_status.h"
 #include "daemon/backend/gloo/host_data_check.h"
+#include "daemon/core/pair_schedule.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
@@ -28,6 +29,7 @@ using Context = std::shared_ptr<::gloo::Context>;
 // collectives use (0x01..0x08, gloo/types.h).
 constexpr uint8_t kReduceScatterSlotPrefix = 0x40;
 constexpr uint8_t kSendRecvSlotPrefix = 0x41;
+constexpr uint8_t kPairwiseSlotPrefix = 0x42;
 
 // waitRecv/waitSend return false only after abortWaitRecv/abortWaitSend,
 // i.e. when GlooCommunicator::Abort ended the wait (AbortableContext).
@@ -164,6 +166,23 @@ void SendRecv(const Context& ctx, const OpCall& c) {
   WaitSend(send_buffer.get(), c.timeout);
 }
 
+// Bidirectional sendrecv with this round's partner (pair_schedule.h); a rank
+// that sits the round out does nothing.
+template <typename T>
+void Pairwise(const Context& ctx, const OpCall& c) {
+  const int partner = core::PairPartner(c.step->round, c.rank, c.nranks);
+  if (partner < 0) return;
+  const uint64_t slot = ::gloo::Slot::build(kPairwiseSlotPrefix, c.tag);
+  auto send_buffer =
+      ctx->createUnboundBuffer(c.send, c.layout.send_count * sizeof(T));
+  auto recv_buffer =
+      ctx->createUnboundBuffer(c.recv, c.layout.recv_count * sizeof(T));
+  recv_buffer->recv(partner, slot);
+  send_buffer->send(partner, slot);
+  WaitRecv(recv_buffer.get(), c.timeout);
+  WaitSend(send_buffer.get(), c.timeout);
+}
+
 // In place, the root's input already sits at its slot of the output and
 // Gloo's local copy of it has source == destination (gather and scatter).
 template <typename T>
@@ -218,6 +237,8 @@ void Dispatch(const Context& ctx, const OpCall& c) {
       return Gather<T>(ctx, c);
     case core::Op::kScatter:
       return Scatter<T>(ctx, c);
+    case core::Op::kPairwise:
+      return Pairwise<T>(ctx, c);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "daemon/backend/nccl/nccl_types.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/data_pattern.h"
+#include "daemon/core/pair_schedule.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::backend {
@@ -224,6 +225,16 @@ absl::Status NcclCommunicator::Enqueue(const core::Step& step, const Buffers& b,
                      comm_, stream_);
             return ncclGroupEnd();
           }
+          case core::Op::kPairwise: {
+            // Both ways with this round's partner; a rank that sits the
+            // round out enqueues nothing.
+            const int partner = core::PairPartner(step.round, rank_, nranks_);
+            if (partner < 0) return ncclSuccess;
+            ncclGroupStart();
+            ncclSend(b.send, step.count, t, partner, comm_, stream_);
+            ncclRecv(b.recv, step.count, t, partner, comm_, stream_);
+            return ncclGroupEnd();
+          }
         }
         return ncclInvalidArgument;
       });
@@ -284,7 +295,7 @@ absl::StatusOr<int64_t> NcclCommunicator::CheckData(const core::Step& step,
   args.op = static_cast<int>(step.op);
   args.redop = static_cast<int>(step.redop);
   args.dtype = static_cast<int>(step.dtype);
-  args.root = step.root;
+  args.root = core::PatternRoot(step);
   args.rank = rank_;
   args.nranks = nranks_;
   args.count = step.count;
@@ -303,7 +314,7 @@ absl::StatusOr<int64_t> NcclCommunicator::CheckData(const core::Step& step,
   FP_RETURN_IF_ERROR(CudaToStatus(
       cudaMemsetAsync(device_counter, 0, sizeof(unsigned long long), stream_),
       "cudaMemsetAsync"));
-  if (core::HasCheckedOutput(step, rank_)) {
+  if (core::HasCheckedOutput(step, rank_, nranks_)) {
     FP_RETURN_IF_ERROR(
         CudaToStatus(nccl_check::LaunchCountWrong(b.recv, b.recv_count, args,
                                                   device_counter, stream_),

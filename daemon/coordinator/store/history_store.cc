@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/coordinator/store/pair_rows.h"
 #include "daemon/coordinator/store/schema.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
@@ -160,7 +161,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?, ?, ?)")
+                                      "?, ?, ?, ?, ?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {
@@ -171,6 +172,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
     }
     return inserted;
   }
+  FP_RETURN_IF_ERROR(InsertPairs(db_, step));
   return txn.Commit();
 }
 
@@ -289,6 +291,7 @@ absl::StatusOr<SweepWithSteps> HistoryStore::GetSweep(absl::string_view id) {
     if (!row) break;
     result.steps.push_back(ReadStepRow(steps));
   }
+  FP_RETURN_IF_ERROR(ReadPairs(db_, id, result.steps));
   FP_RETURN_IF_ERROR(txn.Commit());
   return result;
 }

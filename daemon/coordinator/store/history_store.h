@@ -60,6 +60,20 @@ struct SweepRecord {
   std::string straggler;
 };
 
+// One rank pair of a pairwise matrix step (v1::PairResult).
+struct PairRecord {
+  int rank_a = 0;
+  int rank_b = 0;
+  std::string node_a;
+  std::string node_b;
+  std::string path;
+  double time_seconds = 0;
+  double algbw = 0;
+  double busbw = 0;
+  int64_t wrong = 0;
+  bool flagged = false;
+};
+
 struct StepRecord {
   std::string sweep_id;
   int index = 0;
@@ -94,6 +108,9 @@ struct StepRecord {
   // Timed iterations every rank ran (0: unknown, a step stored before
   // schema version 5 whose spec did not say).
   int iterations = 0;
+  // The pairwise op's round (absent for other ops) and its pairs.
+  std::optional<int> round;
+  std::vector<PairRecord> pairs;
 };
 
 struct SweepWithSteps {

@@ -99,6 +99,26 @@ UPDATE steps SET iterations = COALESCE((
     THEN CAST(json_extract(sweeps.spec_json, '$.iters') AS INTEGER) END
   FROM sweeps WHERE sweeps.id = steps.sweep_id), 0);
 )sql",
+    // 6: the pairwise matrix: each step's round (NULL for other ops) and
+    // its pairs (at most nranks / 2 a step).
+    R"sql(
+ALTER TABLE steps ADD COLUMN pair_round INTEGER;
+CREATE TABLE step_pairs (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  step_index INTEGER NOT NULL,
+  rank_a INTEGER NOT NULL,
+  rank_b INTEGER NOT NULL,
+  node_a TEXT NOT NULL,
+  node_b TEXT NOT NULL,
+  path TEXT NOT NULL,
+  time_seconds REAL,
+  algbw REAL,
+  busbw REAL,
+  wrong INTEGER NOT NULL,
+  flagged INTEGER NOT NULL,
+  PRIMARY KEY (sweep_id, step_index, rank_a)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -315,7 +335,7 @@ const char kStepColumns[] =
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
     "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
-    "last_arrival_rank, arrival_lateness_seconds, iterations";
+    "last_arrival_rank, arrival_lateness_seconds, iterations, pair_round";
 
 namespace {
 
@@ -409,6 +429,9 @@ StepRecord ReadStepRow(const Statement& stmt) {
   }
   step.arrival_lateness_seconds = OptionalDouble(stmt, 24);
   step.iterations = static_cast<int>(stmt.ColumnInt(25));
+  if (!stmt.ColumnIsNull(26)) {
+    step.round = static_cast<int>(stmt.ColumnInt(26));
+  }
   return step;
 }
 
@@ -466,6 +489,11 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   }
   BindOptionalDouble(stmt, 25, step.arrival_lateness_seconds);
   stmt.BindInt(26, step.iterations);
+  if (step.round) {
+    stmt.BindInt(27, *step.round);
+  } else {
+    stmt.BindNull(27);
+  }
 }
 
 }  // namespace fabricpulse::coordinator

@@ -43,6 +43,22 @@ class HistoryDbTest : public ::testing::Test {
     sqlite3_close(db);
   }
 
+  // The single integer `sql` selects, read on the file directly.
+  int64_t RawCount(const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    int64_t count = -1;
+    sqlite3_exec(
+        db, sql.c_str(),
+        [](void* out, int, char** values, char**) {
+          *static_cast<int64_t*>(out) = std::stoll(values[0]);
+          return 0;
+        },
+        &count, nullptr);
+    sqlite3_close(db);
+    return count;
+  }
+
   int RawUserVersion() {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);

@@ -46,7 +46,9 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "unsaid", R"({"ops":["all_reduce"]})");
     AddSweep(*store, "broken", "not json");
   }
-  RawExec("ALTER TABLE steps DROP COLUMN iterations; PRAGMA user_version = 4");
+  RawExec(
+      "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
+      "ALTER TABLE steps DROP COLUMN iterations; PRAGMA user_version = 4");
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::StatusOr<SweepWithSteps> fixed = store->GetSweep("fixed");
@@ -62,6 +64,26 @@ TEST_F(HistoryMigrationTest, NewStepsKeepTheirCount) {
   ASSERT_NE(store, nullptr);
   AddSweep(*store, "adaptive", R"({"iters":20,"adaptive":{"minIters":5}})");
   EXPECT_EQ(store->GetSweep("adaptive")->steps[0].iterations, 77);
+}
+
+// Schema migration 6: steps stored before it are no pairwise rounds and
+// have no pairs.
+TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "old", R"({"ops":["all_reduce"],"iters":50})");
+  }
+  RawExec(
+      "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
+      "PRAGMA user_version = 5");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<SweepWithSteps> old = store->GetSweep("old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  ASSERT_EQ(old->steps.size(), 1u);
+  EXPECT_FALSE(old->steps[0].round.has_value());
+  EXPECT_TRUE(old->steps[0].pairs.empty());
 }
 
 }  // namespace

@@ -135,6 +135,20 @@ void ExpectSameStep(const StepRecord& a, const StepRecord& b) {
   EXPECT_EQ(a.baseline_time_seconds, b.baseline_time_seconds);
   EXPECT_EQ(a.baseline_sweeps, b.baseline_sweeps);
   EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.round, b.round);
+  ASSERT_EQ(a.pairs.size(), b.pairs.size());
+  for (size_t i = 0; i < a.pairs.size(); ++i) {
+    EXPECT_EQ(a.pairs[i].rank_a, b.pairs[i].rank_a);
+    EXPECT_EQ(a.pairs[i].rank_b, b.pairs[i].rank_b);
+    EXPECT_EQ(a.pairs[i].node_a, b.pairs[i].node_a);
+    EXPECT_EQ(a.pairs[i].node_b, b.pairs[i].node_b);
+    EXPECT_EQ(a.pairs[i].path, b.pairs[i].path);
+    EXPECT_EQ(a.pairs[i].time_seconds, b.pairs[i].time_seconds);
+    EXPECT_EQ(a.pairs[i].algbw, b.pairs[i].algbw);
+    EXPECT_EQ(a.pairs[i].busbw, b.pairs[i].busbw);
+    EXPECT_EQ(a.pairs[i].wrong, b.pairs[i].wrong);
+    EXPECT_EQ(a.pairs[i].flagged, b.pairs[i].flagged);
+  }
 }
 
 using HistoryStoreTest = HistoryDbTest;
@@ -166,6 +180,48 @@ TEST_F(HistoryStoreTest, RoundTripsEveryField) {
   ASSERT_EQ(got->steps.size(), 2u);
   ExpectSameStep(got->steps[0], MakeStep("s1", 0, 90.25));
   ExpectSameStep(got->steps[1], big);
+}
+
+// A pairwise matrix's rounds keep their round and their pairs; the other
+// steps have neither.
+TEST_F(HistoryStoreTest, RoundTripsPairwiseRounds) {
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->BeginSweep(MakeSweep("m1", 1000)).ok());
+  StepRecord plain = MakeStep("m1", 0, 10);
+  std::vector<StepRecord> rounds;
+  for (int r = 0; r < 3; ++r) {
+    StepRecord round = MakeStep("m1", r + 1, 10, "pairwise");
+    round.round = r;
+    for (int p = 0; p < 2; ++p) {
+      PairRecord pair;
+      pair.rank_a = p;
+      pair.rank_b = 3 - p;
+      pair.node_a = "node-a";
+      pair.node_b = p == 0 ? "node-b" : "node-a";
+      pair.path = p == 0 ? "network" : "pcie_shm";
+      pair.time_seconds = 0.001 * (r + 1);
+      pair.algbw = 1e9 / (r + 1);
+      pair.busbw = pair.algbw;
+      pair.wrong = r;
+      pair.flagged = r == 2 && p == 0;
+      round.pairs.push_back(pair);
+    }
+    rounds.push_back(round);
+  }
+  ASSERT_TRUE(store->AddStep(plain).ok());
+  for (const StepRecord& round : rounds) {
+    ASSERT_TRUE(store->AddStep(round).ok());
+  }
+  absl::StatusOr<SweepWithSteps> got = store->GetSweep("m1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->steps.size(), 4u);
+  ExpectSameStep(got->steps[0], plain);
+  for (int r = 0; r < 3; ++r) ExpectSameStep(got->steps[r + 1], rounds[r]);
+  // Pruning the sweep takes its pairs with it (ON DELETE CASCADE).
+  ASSERT_TRUE(store->FinishSweep("m1", "succeeded", "", "", T(2000)).ok());
+  RawExec("PRAGMA foreign_keys = ON; DELETE FROM sweeps WHERE id = 'm1'");
+  EXPECT_EQ(RawCount("SELECT COUNT(*) FROM step_pairs"), 0);
 }
 
 TEST_F(HistoryStoreTest, FinishesWithAnEmptyErrorAndRecordsTheComm) {
@@ -411,6 +467,7 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
       "ALTER TABLE steps DROP COLUMN last_arrival_rank; "
       "ALTER TABLE steps DROP COLUMN arrival_lateness_seconds; "
       "ALTER TABLE steps DROP COLUMN iterations; "
+      "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
       "PRAGMA user_version = 1");
   ASSERT_EQ(RawUserVersion(), 1);
   std::unique_ptr<HistoryStore> store = OpenStore();

@@ -189,11 +189,11 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
                           "      - all_reduse"})),
             "config line 5: plans.p.ops[1]: unknown op 'all_reduse'; allowed: "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter");
+            "alltoall, sendrecv, gather, scatter, pairwise");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops: []"})),
             "config line 3: plans.p.ops: empty; allowed: one or more of "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter");
+            "alltoall, sendrecv, gather, scatter, pairwise");
   EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    dtype: float33"})),
               ::testing::StartsWith(
                   "config line 3: plans.p.dtype: unknown type 'float33'"));
@@ -471,7 +471,7 @@ TEST(CoordinatorConfigTest, PlanBoundsAndNodeNames) {
       "config line 3: plans.p.ops[0]: unknown op "
       "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 bytes); allowed: "
       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-      "alltoall, sendrecv, gather, scatter");
+      "alltoall, sendrecv, gather, scatter, pairwise");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: nan"})),
             "config line 3: plans.p.timeout: inf is out of range; allowed: "
             "more than 0s, up to 1h");

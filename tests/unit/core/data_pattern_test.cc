@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/pair_schedule.h"
 #include "gtest/gtest.h"
 
 namespace fabricpulse::core {
@@ -15,7 +16,8 @@ namespace {
 
 constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
                           Op::kBroadcast, Op::kReduce,    Op::kAllToAll,
-                          Op::kSendRecv,  Op::kGather,    Op::kScatter};
+                          Op::kSendRecv,  Op::kGather,    Op::kScatter,
+                          Op::kPairwise};
 constexpr RedOp kAllRedOps[] = {RedOp::kSum, RedOp::kProd, RedOp::kMin,
                                 RedOp::kMax, RedOp::kAvg};
 
@@ -27,6 +29,8 @@ Step MakeStep(Op op, uint64_t count, DType dtype, RedOp redop, int root) {
   step.bytes = count * DTypeSize(dtype);
   step.redop = redop;
   step.root = IsRooted(op) ? root : -1;
+  // The pairwise op's round takes the place of the root in these tests.
+  step.round = op == Op::kPairwise ? root : -1;
   return step;
 }
 
@@ -123,6 +127,13 @@ std::vector<std::vector<double>> Simulate(const Step& step, int nranks) {
         // nccl-tests' ring: send to rank + 1, receive from rank - 1.
         out = send[(r - 1 + nranks) % nranks];
         break;
+      case Op::kPairwise:
+        // The two ranks of each of the round's pairs swap their buffers.
+        for (const auto& [a, b] : RoundPairs(step.round, nranks)) {
+          if (r == a) out = send[b];
+          if (r == b) out = send[a];
+        }
+        break;
     }
   }
   return recv;
@@ -146,7 +157,7 @@ TEST_P(DataPatternTest, ExpectedValueMatchesHostSimulation) {
         for (int r = 0; r < nranks; ++r) {
           const BufferLayout layout =
               LayoutFor(op, count, nranks, r, /*in_place=*/false);
-          if (!HasCheckedOutput(step, r)) {
+          if (!HasCheckedOutput(step, r, nranks)) {
             EXPECT_TRUE(recv[r].empty()) << "rank " << r;
             continue;
           }
@@ -184,7 +195,10 @@ TEST_P(DataPatternTest, CheckedOutputOnlyWhereTheOpDeliversData) {
     const Step step = MakeStep(op, 120, DType::kFloat, RedOp::kSum, root);
     for (int r = 0; r < nranks; ++r) {
       const bool rooted_receive = op == Op::kReduce || op == Op::kGather;
-      EXPECT_EQ(HasCheckedOutput(step, r), !rooted_receive || r == root)
+      const bool delivered = op == Op::kPairwise
+                                 ? PairPartner(root, r, nranks) >= 0
+                                 : !rooted_receive || r == root;
+      EXPECT_EQ(HasCheckedOutput(step, r, nranks), delivered)
           << "root " << root << " rank " << r;
     }
   }

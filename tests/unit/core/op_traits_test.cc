@@ -18,13 +18,15 @@ using ::testing::StartsWith;
 
 constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
                           Op::kBroadcast, Op::kReduce,    Op::kAllToAll,
-                          Op::kSendRecv,  Op::kGather,    Op::kScatter};
+                          Op::kSendRecv,  Op::kGather,    Op::kScatter,
+                          Op::kPairwise};
 
 TEST(OpNameTest, CanonicalNamesRoundTrip) {
   const char* kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
                           "broadcast",  "reduce",     "alltoall",
-                          "sendrecv",   "gather",     "scatter"};
-  for (int i = 0; i < 9; ++i) {
+                          "sendrecv",   "gather",     "scatter",
+                          "pairwise"};
+  for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(OpName(kAllOps[i]), kNames[i]);
     absl::StatusOr<Op> parsed = ParseOp(kNames[i]);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -32,7 +34,7 @@ TEST(OpNameTest, CanonicalNamesRoundTrip) {
   }
   EXPECT_EQ(AllOpNames(),
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter");
+            "alltoall, sendrecv, gather, scatter, pairwise");
 }
 
 TEST(ParseOpTest, AliasesAndCase) {
@@ -84,6 +86,7 @@ TEST(OpPropertiesTest, MatchNcclSemantics) {
       {Op::kSendRecv, false, false, false, false},
       {Op::kGather, false, true, true, true},
       {Op::kScatter, false, true, true, true},
+      {Op::kPairwise, false, false, false, false},
   };
   for (const Props& p : kProps) {
     SCOPED_TRACE(OpName(p.op));

@@ -1,0 +1,74 @@
+#include "daemon/core/pair_matrix.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "daemon/core/op_traits.h"
+#include "daemon/core/pair_schedule.h"
+
+namespace fabricpulse::core {
+namespace {
+
+std::optional<const RankStepTiming*> Find(
+    const std::vector<RankStepTiming>& ranks, int rank) {
+  for (const RankStepTiming& t : ranks) {
+    if (t.rank == rank) return &t;
+  }
+  return std::nullopt;
+}
+
+// The nearest-rank-below median of `values` (sorted here).
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::vector<PairMeasurement> MeasurePairs(
+    const Step& step, const std::vector<RankStepTiming>& ranks, int nranks,
+    const std::vector<RankLocation>& locations) {
+  std::vector<PairMeasurement> out;
+  if (step.op != Op::kPairwise) return out;
+  const int known = static_cast<int>(locations.size());
+  for (const auto& [a, b] : RoundPairs(step.round, nranks)) {
+    const auto ta = Find(ranks, a);
+    const auto tb = Find(ranks, b);
+    if (!ta || !tb || a >= known || b >= known) continue;
+    PairMeasurement pair;
+    pair.rank_a = a;
+    pair.rank_b = b;
+    pair.path = ClassifyPath(locations[a], locations[b]);
+    pair.bytes = step.bytes;
+    pair.time_seconds = std::max((*ta)->mean_seconds, (*tb)->mean_seconds);
+    if (pair.time_seconds > 0) {
+      pair.algbw = static_cast<double>(step.bytes) / pair.time_seconds;
+      pair.busbw = pair.algbw * BusBandwidthFactor(Op::kPairwise, nranks);
+    }
+    pair.wrong = (*ta)->wrong + (*tb)->wrong;
+    out.push_back(pair);
+  }
+  return out;
+}
+
+void FlagSlowPairs(std::vector<PairMeasurement>& pairs) {
+  std::map<std::pair<uint64_t, PathClass>, std::vector<double>> classes;
+  for (const PairMeasurement& p : pairs) {
+    classes[{p.bytes, p.path}].push_back(p.busbw);
+  }
+  std::map<std::pair<uint64_t, PathClass>, double> medians;
+  for (const auto& [key, values] : classes) {
+    if (static_cast<int>(values.size()) >= kMinPairsToFlag) {
+      medians[key] = Median(values);
+    }
+  }
+  for (PairMeasurement& p : pairs) {
+    const auto it = medians.find({p.bytes, p.path});
+    p.flagged = it != medians.end() && p.busbw < kPairFlagFraction * it->second;
+  }
+}
+
+}  // namespace fabricpulse::core
