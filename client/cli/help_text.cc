@@ -17,6 +17,8 @@ std::string ExamplesFooter() {
          "  fabricpulse sweep --plan nightly-full    a plan of the "
          "coordinator's config\n"
          "  fabricpulse results --last 5             the sweep history\n"
+         "  fabricpulse report --last 3 -o fp.html   charts in one HTML "
+         "file\n"
          "  fabricpulse diagnose                     who a stalled or "
          "failed sweep waits on\n"
          "  fabricpulse COMMAND --help               the flags of one "

@@ -37,12 +37,18 @@ CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
 
 CliResult RunBinary(const std::string& binary,
                     const std::vector<std::string>& args, int timeout_seconds) {
+  return RunProgram(BinDir() + "/" + binary, args, timeout_seconds);
+}
+
+CliResult RunProgram(const std::string& path,
+                     const std::vector<std::string>& args,
+                     int timeout_seconds) {
   int out_pipe[2], err_pipe[2];
   CliResult result;
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     return result;
   }
-  std::vector<std::string> argv = {BinDir() + "/" + binary};
+  std::vector<std::string> argv = {path};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());
@@ -81,7 +87,7 @@ CliResult RunBinary(const std::string& binary,
   if (!info) {
     kill(pid, SIGKILL);
     info = common::WaitForExit(pid, absl::Seconds(5));
-    ADD_FAILURE() << binary << " timed out: " << result.err;
+    ADD_FAILURE() << path << " timed out: " << result.err;
   }
   result.exit_code =
       info ? (info->signal ? 128 + info->signal : info->exit_code) : -1;

@@ -28,6 +28,10 @@ struct CliResult {
 CliResult RunBinary(const std::string& binary,
                     const std::vector<std::string>& args,
                     int timeout_seconds = 120);
+// Runs the program at `path` (absolute) with `args`, likewise.
+CliResult RunProgram(const std::string& path,
+                     const std::vector<std::string>& args,
+                     int timeout_seconds = 120);
 // Runs build/bin/fabricpulse with `args`; bounded by `timeout_seconds`.
 CliResult RunCli(const std::vector<std::string>& args,
                  int timeout_seconds = 120);
