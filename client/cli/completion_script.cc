@@ -54,12 +54,14 @@ std::string Summary(absl::string_view description) {
   return line;
 }
 
-// A shell function `name` that, for its arguments joined by '|', runs the
-// matching body: `cases` maps keys to bodies.
+// A shell function `name` that runs `reset`, then, for its arguments joined
+// by '|', the matching body: `cases` maps keys to bodies.
 std::string CaseFunction(
     absl::string_view name, absl::string_view key,
-    const std::vector<std::pair<std::string, std::string>>& cases) {
-  std::string out = absl::StrCat(name, "() {\n  case \"", key, "\" in\n");
+    const std::vector<std::pair<std::string, std::string>>& cases,
+    absl::string_view reset) {
+  std::string out =
+      absl::StrCat(name, "() {\n", reset, "  case \"", key, "\" in\n");
   for (const auto& [pattern, body] : cases) {
     absl::StrAppend(&out, "    ", Quote(pattern), ") ", body, " ;;\n");
   }
@@ -113,13 +115,16 @@ Tables MakeTables(const CommandModel& app, Words words, bool described) {
 }
 
 // The four table functions: commands and options from `shown` (with
-// descriptions, for zsh), values and choices from `names`.
-std::string TableFunctions(const Tables& shown, const Tables& names) {
+// descriptions, for zsh), values and choices from `names`; each starts with
+// `reset` (zsh's: empty `reply`, which must not keep the last call's answer
+// when no case matches).
+std::string TableFunctions(const Tables& shown, const Tables& names,
+                           absl::string_view reset) {
   return absl::StrCat(
-      CaseFunction("_fabricpulse_commands", "$1", shown.commands),
-      CaseFunction("_fabricpulse_options", "$1", shown.options),
-      CaseFunction("_fabricpulse_values", "$1", names.values),
-      CaseFunction("_fabricpulse_choices", "$1|$2", names.choices));
+      CaseFunction("_fabricpulse_commands", "$1", shown.commands, reset),
+      CaseFunction("_fabricpulse_options", "$1", shown.options, reset),
+      CaseFunction("_fabricpulse_values", "$1", names.values, reset),
+      CaseFunction("_fabricpulse_choices", "$1|$2", names.choices, reset));
 }
 
 constexpr char kBashMain[] = R"bash(
@@ -232,7 +237,7 @@ std::string BashCompletion(const CommandModel& app) {
       "for this shell:\n#   source <(fabricpulse completion bash)\n\n",
       "# Subcommands, options, options taking a value, and fixed values, per\n"
       "# command path (\"\" is the program, \"local sweep\" a subcommand).\n",
-      TableFunctions(t, t), kBashMain);
+      TableFunctions(t, t, ""), kBashMain);
 }
 
 std::string ZshCompletion(const CommandModel& app) {
@@ -250,7 +255,7 @@ std::string ZshCompletion(const CommandModel& app) {
       "Install as _fabricpulse in a folder of $fpath:\n#   fabricpulse "
       "completion zsh > \"${fpath[1]}/_fabricpulse\"\n# or, after compinit, "
       "for this shell: source <(fabricpulse completion zsh)\n\n",
-      TableFunctions(t, names), kZshMain);
+      TableFunctions(t, names, "  reply=()\n"), kZshMain);
 }
 
 }  // namespace fabricpulse::client

@@ -143,6 +143,37 @@ if command -v zsh >/dev/null; then
   echo "$got" | grep -q "^commands=.*\bsweep\b" || fail "zsh: no sweep: $got"
   echo "$got" | grep -q "^ops=all_reduce " || fail "zsh: no ops: $got"
   echo "$got" | grep -q "^values=.*--ops\b" || fail "zsh: --ops takes no value: $got"
+  # _fabricpulse itself, with zsh's completion builtins stood in for by
+  # functions that print what they were given (they only run inside a
+  # completion widget otherwise): what it offers for the words typed.
+  zsh_offers() {
+    zsh -f -c '
+      compdef() { :; }
+      compadd() { [[ "$1" == -- ]] && shift; print -r -- "values $*"; }
+      _describe() { print -r -- "$2 ${(j: :)${(@)${(P)4}%%:*}}"; }
+      _files() { print -r -- "files"; }
+      compset() { :; }
+      source "$1" || exit 1
+      shift
+      words=("$@")
+      CURRENT=${#words}
+      _fabricpulse' _ "$tmp/_fabricpulse" "$@" 2>&1
+  }
+  expect_zsh() {  # expect_zsh PATTERN WORD...
+    local pattern="$1" got
+    shift
+    got="$(zsh_offers "$@")"
+    [[ "$got" == $pattern ]] || fail "zsh, completing '$*': got '$got'"
+  }
+  expect_zsh "commands *sweep*" fabricpulse sw
+  expect_zsh "commands check" fabricpulse config ch
+  expect_zsh "values all_reduce all_gather *" fabricpulse sweep --ops a
+  expect_zsh "values all_reduce all_gather *" fabricpulse sweep --ops=a
+  expect_zsh "values table json csv" fabricpulse plans --output ""
+  expect_zsh "values table json" fabricpulse diagnose --output ""
+  expect_zsh "options *--ops*--wait*" fabricpulse sweep --
+  expect_zsh "files" fabricpulse config check ""
+  expect_zsh "commands bash zsh" fabricpulse completion ""
 else
   echo "completion_check: zsh not installed; its checks skipped"
 fi

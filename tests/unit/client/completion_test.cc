@@ -115,6 +115,8 @@ TEST_F(CompletionTest, ZshHasDescriptions) {
               HasSubstr("reply=('sweep:Run a sweep' 'local:Run locally')"));
   EXPECT_THAT(zsh, HasSubstr("'--raw:Plain numbers'"));
   EXPECT_THAT(zsh, HasSubstr("compdef _fabricpulse fabricpulse"));
+  // An unmatched case leaves no earlier answer behind.
+  EXPECT_THAT(zsh, HasSubstr("_fabricpulse_commands() {\n  reply=()\n"));
 }
 
 TEST_F(CompletionTest, ManPageHasSectionsCommandsAndOptions) {
