@@ -11,9 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "client/cli/cli_model.h"
 #include "client/cli/command_suggestion.h"
+#include "client/cli/completion_script.h"
 #include "client/cli/help_text.h"
 #include "client/cli/local_signal_guard.h"
+#include "client/cli/man_page.h"
+#include "client/cli/option_choices.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
 #include "client/commands/certs_command.h"
@@ -25,8 +29,10 @@
 #include "client/commands/health_command.h"
 #include "client/commands/isolate_command.h"
 #include "client/commands/matrix_command.h"
+#include "client/commands/plans_command.h"
 #include "client/commands/report_command.h"
 #include "client/commands/results_command.h"
+#include "client/commands/schedules_command.h"
 #include "client/commands/sweep_command.h"
 #include "client/local/local_backend.h"
 #include "client/local/local_cluster.h"
@@ -49,6 +55,10 @@ namespace {
 struct CommandSet {
   CLI::App* agents = nullptr;
   std::string agents_output = "table";
+  CLI::App* plans = nullptr;
+  std::string plans_output = "table";
+  CLI::App* schedules = nullptr;
+  std::string schedules_output = "table";
   CLI::App* sweep = nullptr;
   CLI::App* abort = nullptr;
   CLI::App* results = nullptr;
@@ -141,15 +151,21 @@ void AddMatrixCommand(CLI::App& app, CommandSet& set) {
       ->capture_default_str();
 }
 
+// The values of --output (diagnose prints no csv) and --bw-unit.
+const std::vector<std::string> kFormats = {"table", "json", "csv"};
+const std::vector<std::string> kBwUnits = {"GBps", "Gbps"};
+
 void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   auto* plan = sweep->add_option(
       "--plan", f.plan,
       "Run this plan from the coordinator's config (its spec and nodes)");
-  sweep
-      ->add_option("--ops", f.ops,
-                   WithAllowed("Ops, comma-separated", core::AllOpNames()))
-      ->delimiter(',')
-      ->capture_default_str();
+  WithChoices(
+      sweep
+          ->add_option("--ops", f.ops,
+                       WithAllowed("Ops, comma-separated", core::AllOpNames()))
+          ->delimiter(',')
+          ->capture_default_str(),
+      core::AllOpNames());
   sweep
       ->add_option("--min-bytes", f.min_bytes,
                    "Smallest size (B, K, M, G suffixes)")
@@ -166,16 +182,19 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
           ->capture_default_str();
   sweep->add_option("--step", f.step, "Arithmetic size step instead of factor")
       ->excludes(factor);
-  sweep
-      ->add_option("--dtype", f.dtype,
-                   WithAllowed("Element type", core::AllDTypeNames()))
-      ->capture_default_str();
-  sweep
-      ->add_option("--redop", f.redop,
-                   WithAllowed("Reduction of all_reduce, reduce and "
-                               "reduce_scatter",
-                               core::AllRedOpNames()))
-      ->capture_default_str();
+  WithChoices(
+      sweep
+          ->add_option("--dtype", f.dtype,
+                       WithAllowed("Element type", core::AllDTypeNames()))
+          ->capture_default_str(),
+      core::AllDTypeNames());
+  WithChoices(sweep
+                  ->add_option("--redop", f.redop,
+                               WithAllowed("Reduction of all_reduce, reduce "
+                                           "and reduce_scatter",
+                                           core::AllRedOpNames()))
+                  ->capture_default_str(),
+              core::AllRedOpNames());
   sweep->add_option("--root", f.root, "Root rank of rooted ops")
       ->capture_default_str();
   sweep
@@ -220,10 +239,13 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       ->capture_default_str();
   sweep->add_option("--nodes", f.nodes, "Nodes to run on (default: all)")
       ->delimiter(',');
-  sweep->add_option("--output", f.output, "table, json or csv")
-      ->capture_default_str();
-  sweep->add_option("--bw-unit", f.bw_unit, "GBps (bytes) or Gbps (bits)")
-      ->capture_default_str();
+  WithChoices(sweep->add_option("--output", f.output, "table, json or csv")
+                  ->capture_default_str(),
+              kFormats);
+  WithChoices(
+      sweep->add_option("--bw-unit", f.bw_unit, "GBps (bytes) or Gbps (bits)")
+          ->capture_default_str(),
+      kBwUnits);
   sweep->add_flag("--raw", f.raw,
                   "Plain numbers in base units (s, B/s), no unit rows");
   sweep->add_flag("--fresh-comm", f.fresh_comm,
@@ -251,12 +273,15 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                    "long has passed (0 to 24h, e.g. 10m); 0 refuses at once "
                    "(exit 4). A busy GPU is not waited for")
       ->capture_default_str();
-  sweep
-      ->add_option("--progress", f.progress,
-                   "Progress on stderr: auto (a line redrawn on a terminal, "
-                   "else a plain line at most every 10 s), always (a plain "
-                   "line after every step when not a terminal) or never")
-      ->capture_default_str();
+  WithChoices(
+      sweep
+          ->add_option("--progress", f.progress,
+                       "Progress on stderr: auto (a line redrawn on a "
+                       "terminal, else a plain line at most every 10 s), "
+                       "always (a plain line after every step when not a "
+                       "terminal) or never")
+          ->capture_default_str(),
+      std::vector<std::string>{"auto", "always", "never"});
   // A plan carries its own spec: spec flags cannot be combined with it.
   for (const char* name :
        {"--ops",           "--min-bytes",    "--max-bytes", "--factor",
@@ -299,13 +324,34 @@ void AddReportCommand(CLI::App& app, CommandSet& set) {
                          "The HTML file to write (required; replaced whole)");
 }
 
+// A listing command with its --output; `response`: the message its JSON is.
+CLI::App* AddListing(CLI::App& app, const std::string& name,
+                     const std::string& help, const std::string& response,
+                     std::string& output) {
+  CLI::App* command = app.add_subcommand(name, help);
+  WithChoices(command
+                  ->add_option("--output", output,
+                               absl::StrCat("table, json (the ", response,
+                                            " in protobuf's JSON mapping) or "
+                                            "csv"))
+                  ->capture_default_str(),
+              kFormats);
+  return command;
+}
+
 void AddCommands(CLI::App& app, CommandSet& set) {
-  set.agents = app.add_subcommand("agents", "List agents and their workers");
-  set.agents
-      ->add_option("--output", set.agents_output,
-                   "table, json (the ListAgentsResponse in protobuf's JSON "
-                   "mapping) or csv")
-      ->capture_default_str();
+  set.agents = AddListing(app, "agents", "List agents and their workers",
+                          "ListAgentsResponse", set.agents_output);
+  set.plans = AddListing(
+      app, "plans",
+      "List the plans of the coordinator's config: the sweep each runs, on "
+      "which nodes, and the regression settings",
+      "ListPlansResponse", set.plans_output);
+  set.schedules = AddListing(
+      app, "schedules",
+      "List the cron schedules of the coordinator's config: plan, next "
+      "firing, whether one waits on busy GPUs or members, and the last run",
+      "ListSchedulesResponse", set.schedules_output);
   set.sweep = app.add_subcommand("sweep", "Run a sweep and print results");
   AddSweepFlags(set.sweep, set.sweep_flags);
   set.results = app.add_subcommand("results", "Show the sweep history");
@@ -316,13 +362,16 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->check(CLI::Range(1, 1000))
       ->excludes(sweep_id)
       ->capture_default_str();
-  set.results
-      ->add_option("--output", set.results_flags.output, "table, json or csv")
-      ->capture_default_str();
-  set.results
-      ->add_option("--bw-unit", set.results_flags.bw_unit,
-                   "GBps (bytes) or Gbps (bits)")
-      ->capture_default_str();
+  WithChoices(set.results
+                  ->add_option("--output", set.results_flags.output,
+                               "table, json or csv")
+                  ->capture_default_str(),
+              kFormats);
+  WithChoices(set.results
+                  ->add_option("--bw-unit", set.results_flags.bw_unit,
+                               "GBps (bytes) or Gbps (bits)")
+                  ->capture_default_str(),
+              kBwUnits);
   set.results->add_flag("--raw", set.results_flags.raw,
                         "Plain numbers in base units");
   set.diagnose = app.add_subcommand(
@@ -332,10 +381,12 @@ void AddCommands(CLI::App& app, CommandSet& set) {
   set.diagnose->add_option(
       "--sweep", set.diagnose_sweep_id,
       "Sweep id (default: the running sweep, else the newest failed one)");
-  set.diagnose
-      ->add_option("--output", set.diagnose_output,
-                   "table or json (docs/diagnose.md)")
-      ->capture_default_str();
+  WithChoices(set.diagnose
+                  ->add_option("--output", set.diagnose_output,
+                               "table or json (docs/diagnose.md); csv is "
+                               "refused: one report, not rows")
+                  ->capture_default_str(),
+              std::vector<std::string>{"table", "json"});
   AddReportCommand(app, set);
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,
@@ -347,6 +398,11 @@ void AddCommands(CLI::App& app, CommandSet& set) {
 int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   if (set.agents->parsed()) {
     return RunAgentsCommand(coordinator, set.agents_output);
+  }
+  if (set.plans->parsed())
+    return RunPlansCommand(coordinator, set.plans_output);
+  if (set.schedules->parsed()) {
+    return RunSchedulesCommand(coordinator, set.schedules_output);
   }
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
   if (set.results->parsed()) {
@@ -381,8 +437,12 @@ absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
   if (set.diagnose->parsed()) return CheckDiagnoseOutput(set.diagnose_output);
   if (set.matrix->parsed()) return CheckMatrixFlags(set.matrix_flags, nranks);
   if (set.isolate->parsed()) return CheckIsolateFlags(set.isolate_flags);
-  if (set.agents->parsed())
-    return ParseOutputFormat(set.agents_output).status();
+  for (const auto& [command, output] :
+       {std::pair{set.agents, &set.agents_output},
+        std::pair{set.plans, &set.plans_output},
+        std::pair{set.schedules, &set.schedules_output}}) {
+    if (command->parsed()) return ParseOutputFormat(*output).status();
+  }
   return absl::OkStatus();
 }
 
@@ -395,6 +455,8 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
     std::string* output;
   };
   for (const Target& t : {Target{set.agents, &set.agents_output},
+                          Target{set.plans, &set.plans_output},
+                          Target{set.schedules, &set.schedules_output},
                           Target{set.sweep, &set.sweep_flags.output},
                           Target{set.results, &set.results_flags.output},
                           Target{set.diagnose, &set.diagnose_output},
@@ -405,7 +467,8 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      "--output: only agents, sweep, results, diagnose, matrix and isolate "
+      "--output: only agents, plans, schedules, sweep, results, diagnose, "
+      "matrix and isolate "
       "print formats");
 }
 
@@ -530,6 +593,7 @@ std::optional<std::string> CommandError(CLI::App& app, CLI::App& local,
 
 int main(int argc, char** argv) {
   using fabricpulse::client::CommandSet;
+  using fabricpulse::client::WithChoices;
   CLI::App app{
       "fabricpulse: measure a cluster's collective-communication fabric"};
   app.require_subcommand(1);
@@ -547,10 +611,12 @@ int main(int argc, char** argv) {
   // `local` runs real TLS with a throwaway CA of its own and ignores these.
   fabricpulse::common::AddTlsFlags(app, coordinator.tls);
   std::string global_output;
-  CLI::Option* global_output_flag = app.add_option(
-      "--output", global_output,
-      "table, json or csv, for sweep, results and diagnose (which also take "
-      "it after the command)");
+  CLI::Option* global_output_flag = WithChoices(
+      app.add_option("--output", global_output,
+                     "table, json or csv, for agents, plans, schedules, "
+                     "sweep, results and diagnose (which also take it after "
+                     "the command)"),
+      fabricpulse::client::kFormats);
   CommandSet direct;
   fabricpulse::client::AddCommands(app, direct);
   fabricpulse::client::CertsFlags certs_flags;
@@ -630,12 +696,16 @@ int main(int argc, char** argv) {
                    "(%, more than 0 up to 100) and the rows' own p50..p99 "
                    "spread")
       ->capture_default_str();
-  compare->add_option("--output", compare_flags.output, "table, json or csv")
-      ->capture_default_str();
-  compare
-      ->add_option("--bw-unit", compare_flags.bw_unit,
-                   "GBps (1e9 bytes/s) or Gbps (1e9 bits/s)")
-      ->capture_default_str();
+  WithChoices(
+      compare
+          ->add_option("--output", compare_flags.output, "table, json or csv")
+          ->capture_default_str(),
+      fabricpulse::client::kFormats);
+  WithChoices(compare
+                  ->add_option("--bw-unit", compare_flags.bw_unit,
+                               "GBps (1e9 bytes/s) or Gbps (1e9 bits/s)")
+                  ->capture_default_str(),
+              fabricpulse::client::kBwUnits);
   compare->add_flag("--fail-on-slower", compare_flags.fail_on_slower,
                     "Exit 5 when a row of B is slower beyond noise");
 
@@ -651,6 +721,19 @@ int main(int argc, char** argv) {
       "invalid (the error names the line and field)");
   config_check->add_option("file", config_flags.file, "The YAML file")
       ->required();
+
+  // Written from `app` itself (every command and option above), so they
+  // cannot drift from --help.
+  std::string completion_shell;
+  CLI::App* completion = app.add_subcommand(
+      "completion",
+      "Print a shell completion script: fabricpulse completion bash > "
+      "/etc/bash_completion.d/fabricpulse");
+  completion->add_option("shell", completion_shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+  CLI::App* man = app.add_subcommand(
+      "man", "Print the manual page (roff): fabricpulse man | man -l -");
 
   try {
     app.parse(argc, argv);
@@ -678,6 +761,18 @@ int main(int argc, char** argv) {
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
+  if (completion->parsed() || man->parsed()) {
+    const fabricpulse::client::CommandModel model =
+        fabricpulse::client::DescribeApp(app);
+    std::cout << (man->parsed() ? fabricpulse::client::ManPage(
+                                      model, fabricpulse::core::VersionLine(
+                                                 "fabricpulse"))
+                  : completion_shell == "zsh"
+                      ? fabricpulse::client::ZshCompletion(model)
+                      : fabricpulse::client::BashCompletion(model));
+    return std::cout.flush() ? fabricpulse::client::kExitOk
+                             : fabricpulse::client::kExitFailed;
+  }
   if (compare->parsed()) {
     return fabricpulse::client::RunCompareCommand(coordinator, compare_flags);
   }

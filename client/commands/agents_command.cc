@@ -7,11 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
-#include "client/commands/coordinator_connection.h"
-#include "client/commands/exit_codes.h"
-#include "daemon/common/grpc_status.h"
-#include "google/protobuf/util/json_util.h"
+#include "client/commands/list_command.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -64,49 +60,18 @@ std::string Csv(const v1::ListAgentsResponse& resp) {
   return out;
 }
 
-std::string Json(const v1::ListAgentsResponse& resp) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  std::string out;
-  // Only fails for messages with unresolvable Any fields; there are none.
-  (void)google::protobuf::util::MessageToJsonString(resp, &out, options);
-  return out + "\n";
-}
-
 }  // namespace
 
 std::string FormatAgents(const v1::ListAgentsResponse& agents,
                          OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kJson:
-      return Json(agents);
-    case OutputFormat::kCsv:
-      return Csv(agents);
-    case OutputFormat::kTable:
-      break;
-  }
-  return Table(agents);
+  return FormatListing(agents, format, &Csv, &Table);
 }
 
 int RunAgentsCommand(const CoordinatorTarget& coordinator,
                      const std::string& output) {
-  absl::StatusOr<OutputFormat> format = ParseOutputFormat(output);
-  if (!format.ok()) {
-    PrintError(std::string(format.status().message()));
-    return kExitBadInput;
-  }
-  auto stub = ConnectCoordinator(coordinator);
-  if (!stub.ok()) return ReportConnectError(stub.status());
-  grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  v1::ListAgentsRequest req;
-  v1::ListAgentsResponse resp;
-  grpc::Status status = (*stub)->ListAgents(&ctx, req, &resp);
-  if (!status.ok()) return ReportCallError("agents", status);
-  const std::string text = FormatAgents(resp, *format);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return kExitOk;
+  return RunListCommand(coordinator, "agents", output,
+                        &v1::CoordinatorService::Stub::ListAgents,
+                        &FormatAgents);
 }
 
 }  // namespace fabricpulse::client

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/output/spec_text.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/coordinator_config.h"
 
@@ -14,34 +15,11 @@ namespace {
 // How many upcoming firings of each schedule are listed.
 constexpr int kFiringsShown = 2;
 
-std::string Iterations(const core::SweepSpec& spec) {
-  if (!spec.adaptive.enabled) return absl::StrCat(spec.iters, " iters");
-  const core::AdaptiveIters& a = spec.adaptive;
-  return absl::StrFormat(
-      "iters auto (%g %% tolerance, %d to %d, %s cap per size)",
-      a.tolerance * 100, a.min_iters, a.max_iters,
-      absl::FormatDuration(a.step_time_cap));
-}
-
-std::string Sizes(const core::SweepSpec& spec) {
-  const std::string top =
-      spec.max_bytes_auto.fraction > 0
-          ? absl::StrCat("auto:", spec.max_bytes_auto.fraction,
-                         " of free memory")
-          : core::FormatByteSize(spec.max_bytes);
-  const std::string step =
-      spec.step_bytes > 0
-          ? absl::StrCat("step ", core::FormatByteSize(spec.step_bytes))
-          : absl::StrCat("factor ", spec.factor);
-  return absl::StrCat(core::FormatByteSize(spec.min_bytes), " to ", top, " (",
-                      step, ")");
-}
-
 void PrintPlan(const core::PlanConfig& plan, std::ostream& out) {
   const core::SweepSpec& s = plan.spec;
   out << "plan " << plan.name << ": " << absl::StrJoin(s.ops, ", ") << "; "
-      << Sizes(s) << "; " << s.dtype << " " << s.redop << "; " << Iterations(s)
-      << ", " << s.warmup_iters << " warm-ups; "
+      << SizesText(s) << "; " << s.dtype << " " << s.redop << "; "
+      << IterationsText(s) << ", " << s.warmup_iters << " warm-ups; "
       << (s.check ? "data check" : "no data check") << "; " << s.placement
       << (s.graph ? "; CUDA graph" : "") << "; timeout "
       << absl::FormatDuration(s.timeout) << "; nodes "

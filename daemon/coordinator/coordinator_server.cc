@@ -93,12 +93,20 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->retention_ = std::make_unique<HistoryRetention>(
       s->history_.get(),
       RetentionPolicy{plans.history_max_age, plans.history_max_bytes});
+  s->config_ = plans;
   s->orchestrator_ = std::make_unique<SweepOrchestrator>(
       std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
       s->agent_clients_.get(), core::RealClock::Get());
+  // Cron schedules run their plans through the same path as the CLI, held
+  // back while a member's GPU is busy (unless allowed); they start firing
+  // once the server listens.
+  s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
+      s->orchestrator_.get(), s->coordinator_metrics_.get());
+  s->scheduler_ =
+      std::make_unique<Scheduler>(schedules, s->schedule_target_.get());
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
       s->orchestrator_.get(), &s->orchestrator_->rendezvous(),
-      s->history_.get());
+      s->history_.get(), &s->config_, s->scheduler_.get());
 
   auto health = common::HealthEndpoint::Start(
       config.health_listen, {v1::CoordinatorService::service_full_name()});
@@ -130,12 +138,6 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
         {s->grpc_address_, s->metrics_->address(), s->health_->address()});
     if (!written.ok()) return written;
   }
-  // Cron schedules run their plans through the same path as the CLI, held
-  // back while a member's GPU is busy (unless allowed).
-  s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
-      s->orchestrator_.get(), s->coordinator_metrics_.get());
-  s->scheduler_ =
-      std::make_unique<Scheduler>(schedules, s->schedule_target_.get());
   s->scheduler_->Start();
   // Housekeeping: lost agents are noticed lazily by membership; refresh the
   // agents gauge every second so a lost agent shows without a client. The

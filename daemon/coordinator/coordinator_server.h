@@ -66,13 +66,16 @@ class CoordinatorServer {
   std::shared_ptr<security::Credentials> credentials_;
   std::shared_ptr<security::PolicySource> policy_;
   std::unique_ptr<GrpcAgentClients> agent_clients_;
+  // The --config file as loaded (ListPlans answers from it).
+  core::CoordinatorConfig config_;
   std::unique_ptr<SweepOrchestrator> orchestrator_;
+  // Before service_, which reads their state.
+  std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
+  std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<CoordinatorServiceImpl> service_;
   // Before server_: its service is registered there and must outlive it.
   std::unique_ptr<common::HealthEndpoint> health_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
-  std::unique_ptr<Scheduler> scheduler_;
   std::string grpc_address_;
   absl::Notification stop_housekeeping_;
   std::thread housekeeping_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
+#include "daemon/coordinator/config_listing.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/coordinator/kv_get_reactor.h"
 #include "daemon/coordinator/request_checks.h"
@@ -13,10 +14,15 @@
 
 namespace fabricpulse::coordinator {
 
-CoordinatorServiceImpl::CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
-                                               RendezvousStore* store,
-                                               HistoryStore* history)
-    : orchestrator_(orchestrator), store_(store), history_(history) {}
+CoordinatorServiceImpl::CoordinatorServiceImpl(
+    SweepOrchestrator* orchestrator, RendezvousStore* store,
+    HistoryStore* history, const core::CoordinatorConfig* config,
+    Scheduler* scheduler)
+    : orchestrator_(orchestrator),
+      store_(store),
+      history_(history),
+      config_(config),
+      scheduler_(scheduler) {}
 
 grpc::Status CoordinatorServiceImpl::Register(
     grpc::ServerContext* context, const v1::RegisterRequest* request,
@@ -185,6 +191,26 @@ grpc::Status CoordinatorServiceImpl::Stats(
   response->set_sweeps_started(orchestrator_->sweeps_started());
   response->set_registrations_refused(
       orchestrator_->membership().registrations_refused());
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::ListPlans(
+    grpc::ServerContext* context, const v1::ListPlansRequest* request,
+    v1::ListPlansResponse* response) {
+  *response = ListPlansAnswer(config_ != nullptr ? *config_
+                                                 : core::CoordinatorConfig{});
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::ListSchedules(
+    grpc::ServerContext* context, const v1::ListSchedulesRequest* request,
+    v1::ListSchedulesResponse* response) {
+  if (scheduler_ == nullptr) return grpc::Status::OK;
+  const std::vector<ScheduleState> states = scheduler_->Snapshot();
+  if (states.empty()) return grpc::Status::OK;
+  auto newest = history_->NewestByTrigger(ScheduleTrigger(""));
+  if (!newest.ok()) return common::ToGrpcStatus(newest.status());
+  *response = ListSchedulesAnswer(states, *newest);
   return grpc::Status::OK;
 }
 

@@ -5,9 +5,11 @@
 
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/rendezvous_store.h"
+#include "daemon/coordinator/scheduler.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_orchestrator.h"
 #include "daemon/coordinator/sweep_stream.h"
+#include "daemon/core/coordinator_config.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -20,9 +22,13 @@ class CoordinatorServiceImpl final
           v1::CoordinatorService::WithCallbackMethod_RunSweep<
               v1::CoordinatorService::Service>> {
  public:
-  // Everything it points to outlives it.
+  // Everything it points to outlives it. `config`: the coordinator's
+  // config file (null: none, no plans); `scheduler`: its schedules (null:
+  // none).
   CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
-                         RendezvousStore* store, HistoryStore* history);
+                         RendezvousStore* store, HistoryStore* history,
+                         const core::CoordinatorConfig* config = nullptr,
+                         Scheduler* scheduler = nullptr);
   // Waits up to `timeout` for the threads of RunSweep calls to end (after
   // the server has shut down); whether they did.
   bool WaitForSweepThreads(absl::Duration timeout) {
@@ -63,11 +69,22 @@ class CoordinatorServiceImpl final
   grpc::Status Stats(grpc::ServerContext* context,
                      const v1::CoordinatorStatsRequest* request,
                      v1::CoordinatorStatsResponse* response) override;
+  // The config's plans (config_listing.h). Always OK.
+  grpc::Status ListPlans(grpc::ServerContext* context,
+                         const v1::ListPlansRequest* request,
+                         v1::ListPlansResponse* response) override;
+  // The schedules as the scheduler holds them, each with its newest sweep
+  // in the history. Errors: those of the history (INTERNAL, UNAVAILABLE).
+  grpc::Status ListSchedules(grpc::ServerContext* context,
+                             const v1::ListSchedulesRequest* request,
+                             v1::ListSchedulesResponse* response) override;
 
  private:
   SweepOrchestrator* const orchestrator_;
   RendezvousStore* const store_;
   HistoryStore* const history_;
+  const core::CoordinatorConfig* const config_;
+  Scheduler* const scheduler_;
   SweepThreads sweep_threads_;
 };
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "absl/strings/str_cat.h"
+#include "daemon/coordinator/scheduler.h"
 
 namespace fabricpulse::coordinator {
 
@@ -22,8 +22,7 @@ absl::Status OrchestratorScheduleTarget::Run(
   v1::SweepRequest request;
   request.set_plan(schedule.plan);
   request.set_allow_busy(schedule.allow_busy_gpus);
-  return orchestrator_->Execute(request,
-                                absl::StrCat("schedule:", schedule.name),
+  return orchestrator_->Execute(request, ScheduleTrigger(schedule.name),
                                 [](const v1::SweepEvent&) { return true; });
 }
 

@@ -7,6 +7,10 @@
 
 namespace fabricpulse::coordinator {
 
+std::string ScheduleTrigger(absl::string_view schedule_name) {
+  return absl::StrCat("schedule:", schedule_name);
+}
+
 int MarkDue(std::vector<ScheduleState>& states, absl::Time now) {
   int due = 0;
   for (ScheduleState& s : states) {
@@ -55,6 +59,11 @@ void Scheduler::Stop() {
 absl::Time Scheduler::Tick(absl::Time now) {
   absl::MutexLock lock(&mu_);
   return TickLocked(now);
+}
+
+std::vector<ScheduleState> Scheduler::Snapshot() {
+  absl::MutexLock lock(&mu_);
+  return states_;
 }
 
 absl::Time Scheduler::TickLocked(absl::Time now) {

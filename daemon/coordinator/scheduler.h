@@ -26,6 +26,10 @@ namespace fabricpulse::coordinator {
 inline constexpr char kDeferredGpuBusy[] = "gpu_busy";
 inline constexpr char kDeferredMembersBusy[] = "members_busy";
 
+// The trigger the history records for a schedule's sweeps:
+// "schedule:<name>".
+std::string ScheduleTrigger(absl::string_view schedule_name);
+
 // What the scheduler knows of each schedule. Pure: unit-tested with fixed
 // times.
 struct ScheduleState {
@@ -90,6 +94,11 @@ class Scheduler {
   // held back. The thread calls it with the real time; unit tests call it
   // directly with fixed times, without Start().
   absl::Time Tick(absl::Time now);
+
+  // Each schedule as the scheduler holds it now, in file order: its next
+  // firing, whether a firing is pending and why it is held back. Never waits
+  // for a running sweep (the lock is free while one runs).
+  std::vector<ScheduleState> Snapshot();
 
  private:
   absl::Time TickLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

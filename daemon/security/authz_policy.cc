@@ -41,7 +41,9 @@ constexpr absl::string_view kCoordinatorPolicy = R"json({
         "/fabricpulse.v1.CoordinatorService/ListSweeps",
         "/fabricpulse.v1.CoordinatorService/GetSweep",
         "/fabricpulse.v1.CoordinatorService/Diagnose",
-        "/fabricpulse.v1.CoordinatorService/Stats"
+        "/fabricpulse.v1.CoordinatorService/Stats",
+        "/fabricpulse.v1.CoordinatorService/ListPlans",
+        "/fabricpulse.v1.CoordinatorService/ListSchedules"
       ]}
     },
     {

@@ -30,8 +30,8 @@ class AuthzPolicy {
   // deploy/config/authz-policy.json for the default trust domain):
   // coordinator: agents may Register, Heartbeat, KvSet and KvGet; operators
   // RunSweep and AbortSweep; operators and viewers ListAgents, ListSweeps,
-  // GetSweep, Diagnose and Stats. Agent: only the coordinator. Both: any
-  // authenticated peer may ask grpc.health.v1.
+  // GetSweep, Diagnose, Stats, ListPlans and ListSchedules. Agent: only the
+  // coordinator. Both: any authenticated peer may ask grpc.health.v1.
   static std::string DefaultJson(Service service,
                                  absl::string_view trust_domain);
   static AuthzPolicy Default(Service service, absl::string_view trust_domain);

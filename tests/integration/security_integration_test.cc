@@ -174,6 +174,37 @@ TEST_F(SecurityTest, ViewersReadButCannotStartOrAbort) {
   EXPECT_EQ(outcome.finished.status(), "succeeded");
 }
 
+// ListPlans and ListSchedules are read calls: viewers and operators may
+// make them, an agent may not (default deny for what its role lacks).
+TEST_F(SecurityTest, ViewersListPlansAndSchedulesAgentsDoNot) {
+  for (const Identity& reader :
+       {Identity{Role::kViewer, "bob"}, Identity{Role::kOperator, "alice"}}) {
+    auto stub = CoordinatorAs(reader);
+    grpc::ClientContext plans_ctx, schedules_ctx;
+    v1::ListPlansResponse plans;
+    v1::ListSchedulesResponse schedules;
+    EXPECT_TRUE(
+        stub->ListPlans(Bounded(&plans_ctx), v1::ListPlansRequest(), &plans)
+            .ok());
+    EXPECT_TRUE(stub->ListSchedules(Bounded(&schedules_ctx),
+                                    v1::ListSchedulesRequest(), &schedules)
+                    .ok());
+  }
+  auto agent = CoordinatorAs({Role::kAgent, "local-0"});
+  grpc::ClientContext plans_ctx, schedules_ctx;
+  v1::ListPlansResponse plans;
+  v1::ListSchedulesResponse schedules;
+  EXPECT_EQ(
+      agent->ListPlans(Bounded(&plans_ctx), v1::ListPlansRequest(), &plans)
+          .error_code(),
+      grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(agent
+                ->ListSchedules(Bounded(&schedules_ctx),
+                                v1::ListSchedulesRequest(), &schedules)
+                .error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+}
+
 TEST_F(SecurityTest, AgentsObeyOnlyTheCoordinator) {
   const v1::AgentInfo agent = Agent("local-0");
   for (const Identity& who : {Identity{Role::kOperator, "local"},

@@ -327,6 +327,35 @@ absl::StatusOr<std::vector<SweepRecord>> HistoryStore::ListSweeps(int last_n) {
   return sweeps;
 }
 
+absl::StatusOr<std::map<std::string, SweepRecord>>
+HistoryStore::NewestByTrigger(absl::string_view prefix) {
+  absl::MutexLock lock(&mu_);
+  FP_ASSIGN_OR_RETURN(Transaction txn,
+                      Transaction::Begin(db_, /*write=*/false));
+  // SQLite takes the bare columns of an aggregate query from the row that
+  // holds the MAX(). substr rather than LIKE: '_' in names is no wildcard.
+  FP_ASSIGN_OR_RETURN(
+      Statement select,
+      Statement::Prepare(
+          db_, absl::StrCat("SELECT ", kSweepColumns,
+                            ", MAX(started_unix_nanos) FROM sweeps WHERE "
+                            "substr(sweep_trigger, 1, ?1) = ?2 GROUP BY "
+                            "sweep_trigger")
+                   .c_str()));
+  select.BindInt(1, static_cast<int64_t>(prefix.size()));
+  select.BindText(2, prefix);
+  std::map<std::string, SweepRecord> newest;
+  while (true) {
+    FP_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    SweepRecord sweep = ReadSweepRow(select);
+    std::string trigger = sweep.trigger;
+    newest.emplace(std::move(trigger), std::move(sweep));
+  }
+  FP_RETURN_IF_ERROR(txn.Commit());
+  return newest;
+}
+
 absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
     absl::string_view plan, absl::string_view op, absl::string_view dtype,
     uint64_t bytes, int nranks, absl::string_view topology, bool in_place,

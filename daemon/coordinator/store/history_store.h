@@ -207,6 +207,12 @@ class HistoryStore {
   // last_n < 1.
   absl::StatusOr<std::vector<SweepRecord>> ListSweeps(int last_n);
 
+  // The most recently started sweep of each trigger that begins with
+  // `prefix` (e.g. "schedule:"), keyed by trigger, without nodes. One pass
+  // over the sweeps, which the retention bounds. Errors: the common ones.
+  absl::StatusOr<std::map<std::string, SweepRecord>> NewestByTrigger(
+      absl::string_view prefix);
+
   // The baseline samples of a step: its time and busbw in each of the
   // `window` most recently started *succeeded* sweeps of `plan` with the
   // same nranks and topology that have a step with this (op, dtype, bytes,

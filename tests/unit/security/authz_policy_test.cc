@@ -4,15 +4,24 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "fabricpulse/v1/coordinator.pb.h"
 #include "gtest/gtest.h"
 
 namespace fabricpulse::security {
 namespace {
 
-const std::vector<std::string> kCoordinatorMethods = {
-    "Register", "Heartbeat",  "KvSet",      "KvGet",
-    "RunSweep", "AbortSweep", "ListAgents", "ListSweeps",
-    "GetSweep", "Diagnose",   "Stats"};
+// Every method of the service, from its descriptor: a new RPC that the
+// role table below does not name fails the test.
+std::vector<std::string> CoordinatorMethods() {
+  const google::protobuf::ServiceDescriptor* service =
+      v1::ListPlansRequest::descriptor()->file()->FindServiceByName(
+          "CoordinatorService");
+  std::vector<std::string> methods;
+  for (int i = 0; i < service->method_count(); ++i) {
+    methods.push_back(service->method(i)->name());
+  }
+  return methods;
+}
 
 std::string Path(const std::string& method) {
   return "/fabricpulse.v1.CoordinatorService/" + method;
@@ -37,8 +46,14 @@ TEST(AuthzPolicyTest, CoordinatorDefaultIsTheRoleTable) {
       {"ListSweeps", {"operator", "viewer"}},
       {"GetSweep", {"operator", "viewer"}},
       {"Diagnose", {"operator", "viewer"}},
-      {"Stats", {"operator", "viewer"}}};
-  for (const std::string& method : kCoordinatorMethods) {
+      {"Stats", {"operator", "viewer"}},
+      {"ListPlans", {"operator", "viewer"}},
+      {"ListSchedules", {"operator", "viewer"}}};
+  const std::vector<std::string> methods = CoordinatorMethods();
+  ASSERT_EQ(methods.size(), allowed.size());
+  for (const std::string& method : methods) {
+    ASSERT_TRUE(allowed.count(method) > 0)
+        << method << ": a new RPC needs its roles in the built-in policy";
     for (const std::string role :
          {"coordinator", "agent", "operator", "viewer"}) {
       const bool want = allowed.at(method).count(role) > 0;
