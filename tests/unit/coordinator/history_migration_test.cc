@@ -1,5 +1,6 @@
 // Schema migration 5: the steps' iteration counts, filled for steps stored
-// before it from their sweep's spec (fixed counts).
+// before it from their sweep's spec (fixed counts); migration 6: the
+// sweeps' baseline change notes.
 #include <memory>
 #include <string>
 
@@ -46,7 +47,11 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "unsaid", R"({"ops":["all_reduce"]})");
     AddSweep(*store, "broken", "not json");
   }
-  RawExec("ALTER TABLE steps DROP COLUMN iterations; PRAGMA user_version = 4");
+  RawExec(
+      "ALTER TABLE steps DROP COLUMN iterations; "
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
+      "PRAGMA user_version = 4");
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   absl::StatusOr<SweepWithSteps> fixed = store->GetSweep("fixed");
@@ -62,6 +67,33 @@ TEST_F(HistoryMigrationTest, NewStepsKeepTheirCount) {
   ASSERT_NE(store, nullptr);
   AddSweep(*store, "adaptive", R"({"iters":20,"adaptive":{"minIters":5}})");
   EXPECT_EQ(store->GetSweep("adaptive")->steps[0].iterations, 77);
+}
+
+// Schema migration 6: sweeps stored before it have no baseline change, and
+// their baselines keep applying to sweeps of the same backend version.
+TEST_F(HistoryMigrationTest, VersionFiveSweepsHaveNoBaselineChange) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "old", R"({"ops":["all_reduce"]})");
+    ASSERT_TRUE(store
+                    ->FinishSweep("old", kSweepSucceeded, "", "",
+                                  absl::FromUnixSeconds(101))
+                    .ok());
+  }
+  RawExec(
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
+      "PRAGMA user_version = 5");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
+  EXPECT_EQ(store->GetSweep("old")->sweep.baseline_change, "");
+  auto key = store->NewestBaselineKey("nightly-full", 2, "gloo:a");
+  ASSERT_TRUE(key.ok()) << key.status();
+  ASSERT_TRUE(key->has_value());
+  EXPECT_EQ((*key)->topology, "gloo:a");
+  EXPECT_EQ((*key)->backend_version, "");
 }
 
 }  // namespace
