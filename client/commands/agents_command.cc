@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,6 +29,47 @@ AgentCounts Count(const v1::AgentInfo& a) {
   return c;
 }
 
+// "ib0 infiniband up 400 Gb/s" (no speed when it reports none).
+std::string NicText(const v1::NicInfo& nic) {
+  std::string text =
+      absl::StrCat(nic.name(), " ", nic.kind(), " ", nic.state());
+  if (nic.has_speed_bits_per_second()) {
+    absl::StrAppend(&text, " ",
+                    absl::StrFormat("%g", nic.speed_bits_per_second() / 1e9),
+                    " Gb/s");
+  }
+  return text;
+}
+
+// Each GPU worker's line ("  gpu 0: NVIDIA H200, bus 00000000:18:00.0,
+// nvlink 1,2") and the NICs' line, for workers and agents that report them.
+std::string DetailLines(const v1::AgentInfo& a) {
+  std::string out;
+  for (const v1::WorkerInfo& w : a.workers()) {
+    if (w.gpu() < 0 || (w.gpu_model().empty() && w.pci_bus_id().empty() &&
+                        w.nvlink_peers().empty())) {
+      continue;
+    }
+    absl::StrAppend(&out, "  gpu ", w.gpu(), ": ",
+                    w.gpu_model().empty() ? "model unknown" : w.gpu_model());
+    if (!w.pci_bus_id().empty())
+      absl::StrAppend(&out, ", bus ", w.pci_bus_id());
+    absl::StrAppend(
+        &out, ", nvlink ",
+        w.nvlink_peers().empty() ? "-" : absl::StrJoin(w.nvlink_peers(), ","),
+        "\n");
+  }
+  if (a.nics_size() > 0) {
+    absl::StrAppend(&out, "  nics: ",
+                    absl::StrJoin(a.nics(), ", ",
+                                  [](std::string* o, const v1::NicInfo& nic) {
+                                    o->append(NicText(nic));
+                                  }),
+                    "\n");
+  }
+  return out;
+}
+
 std::string Table(const v1::ListAgentsResponse& resp) {
   std::string out = absl::StrFormat(
       "%-20s %-6s %-22s %-8s %5s %5s %8s %9s  %s\n", "NODE", "STATE", "ADDRESS",
@@ -39,23 +81,45 @@ std::string Table(const v1::ListAgentsResponse& resp) {
         a.state(), a.address(), a.backend(), a.workers_size(), c.ready,
         c.restarts, a.seconds_since_heartbeat(),
         c.busy.empty() ? "-" : absl::StrJoin(c.busy, ","));
+    out += DetailLines(a);
   }
   absl::StrAppendFormat(&out, "# %d agent(s), membership epoch %d\n",
                         resp.agents_size(), resp.membership_epoch());
   return out;
 }
 
+// The CSV's last three fields: the GPU models (distinct, ';'-separated),
+// each GPU's NVLink peers (GPU:PEER+PEER;...) and the NICs
+// (NAME=STATE;...).
+std::string CsvTopology(const v1::AgentInfo& a) {
+  std::set<std::string> models;
+  std::vector<std::string> peers;
+  for (const v1::WorkerInfo& w : a.workers()) {
+    if (!w.gpu_model().empty()) models.insert(w.gpu_model());
+    if (w.nvlink_peers_size() > 0) {
+      peers.push_back(
+          absl::StrCat(w.gpu(), ":", absl::StrJoin(w.nvlink_peers(), "+")));
+    }
+  }
+  std::vector<std::string> nics;
+  for (const v1::NicInfo& nic : a.nics()) {
+    nics.push_back(absl::StrCat(nic.name(), "=", nic.state()));
+  }
+  return absl::StrCat(absl::StrJoin(models, ";"), ",",
+                      absl::StrJoin(peers, ";"), ",", absl::StrJoin(nics, ";"));
+}
+
 std::string Csv(const v1::ListAgentsResponse& resp) {
   std::string out =
       "node,state,address,backend,backend_version,ranks,ready,restarts,"
-      "seconds_since_heartbeat,busy_gpus\n";
+      "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics\n";
   for (const v1::AgentInfo& a : resp.agents()) {
     const AgentCounts c = Count(a);
     absl::StrAppend(&out, a.node_name(), ",", a.state(), ",", a.address(), ",",
                     a.backend(), ",", a.backend_version(), ",",
                     a.workers_size(), ",", c.ready, ",", c.restarts, ",",
                     absl::StrFormat("%.3f", a.seconds_since_heartbeat()), ",",
-                    absl::StrJoin(c.busy, ";"), "\n");
+                    absl::StrJoin(c.busy, ";"), ",", CsvTopology(a), "\n");
   }
   return out;
 }

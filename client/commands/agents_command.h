@@ -12,11 +12,16 @@ namespace fabricpulse::client {
 
 // The listing in `format`:
 // - table: one row per agent (NODE, STATE, ADDRESS, BACKEND, RANKS, READY,
-//   RESTARTS, HEARTBEAT, BUSY-GPUS) and a summary line;
+//   RESTARTS, HEARTBEAT, BUSY-GPUS), under it an indented line per GPU
+//   that reports its model, bus id or NVLink peers ("  gpu 0: NVIDIA
+//   H200, bus 00000000:18:00.0, nvlink 1,2") and one for the NICs ("  nics:
+//   ib0 infiniband up 400 Gb/s, eth0 ethernet down"), and a summary line;
 // - json: the ListAgentsResponse in protobuf's JSON mapping, field names as
 //   in the .proto (snake_case), defaults printed (64-bit integers are
 //   strings, as that mapping has them);
-// - csv: a header and one line per agent, busy GPUs separated by ';'.
+// - csv: a header and one line per agent, busy GPUs separated by ';', then
+//   gpu_models (distinct, ';'), nvlink_peers (GPU:PEER+PEER;...) and nics
+//   (NAME=STATE;...).
 std::string FormatAgents(const v1::ListAgentsResponse& agents,
                          OutputFormat format);
 

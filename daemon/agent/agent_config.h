@@ -30,6 +30,9 @@ struct AgentConfig {
   // with --backend gloo; one entry per rank.
   std::string gloo_probe_gpus;
   std::string port_file;
+  // Where the machine's network interfaces are listed (--sys-class-net;
+  // nic_reader.h). Tests point it at a tree of their own.
+  std::string sys_class_net = "/sys/class/net";
   // --tls-*, --insecure, --trust-domain; the workers use the same files.
   security::TlsOptions tls;
   // Base of the private worker-socket folder (RunDir); empty:

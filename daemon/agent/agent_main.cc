@@ -55,6 +55,11 @@ int main(int argc, char** argv) {
                  "0,1 with a stand-in libnvidia-ml; the ranks still run on "
                  "CPUs")
       ->envname("FABRICPULSE_GLOO_PROBE_GPUS");
+  app.add_option("--sys-class-net", config.sys_class_net,
+                 "Folder listing the network interfaces the agent reports "
+                 "(loopback and virtual ones left out)")
+      ->envname("FABRICPULSE_SYS_CLASS_NET")
+      ->capture_default_str();
   app.add_option("--port-file", config.port_file,
                  "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
                  "health=HOST:PORT) here once listening")

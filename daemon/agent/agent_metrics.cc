@@ -43,7 +43,39 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
           prometheus::BuildGauge()
               .Name("fabricpulse_agent_worker_gpu_memory_bytes")
               .Help("GPU memory this worker holds (NVML, per process)")
-              .Register(registry)) {}
+              .Register(registry)),
+      nic_up_(prometheus::BuildGauge()
+                  .Name("fabricpulse_agent_nic_up")
+                  .Help("1 while the network interface's link is up "
+                        "(sysfs operstate), else 0")
+                  .Register(registry)),
+      nic_speed_(prometheus::BuildGauge()
+                     .Name("fabricpulse_agent_nic_speed_bits_per_second")
+                     .Help("The network interface's link speed (sysfs)")
+                     .Register(registry)) {}
+
+void AgentMetrics::Nics(const std::vector<v1::NicInfo>& nics) {
+  absl::MutexLock lock(&nic_mu_);
+  std::set<std::string> now;
+  for (const v1::NicInfo& nic : nics) {
+    const prometheus::Labels labels = {{"node", node_}, {"nic", nic.name()}};
+    now.insert(nic.name());
+    nic_up_.Add(labels).Set(nic.state() == "up" ? 1 : 0);
+    if (nic.has_speed_bits_per_second()) {
+      nic_speed_.Add(labels).Set(
+          static_cast<double>(nic.speed_bits_per_second()));
+    } else if (nic_speed_.Has(labels)) {
+      nic_speed_.Remove(&nic_speed_.Add(labels));
+    }
+  }
+  for (const std::string& gone : nic_names_) {
+    if (now.count(gone) > 0) continue;
+    const prometheus::Labels labels = {{"node", node_}, {"nic", gone}};
+    if (nic_up_.Has(labels)) nic_up_.Remove(&nic_up_.Add(labels));
+    if (nic_speed_.Has(labels)) nic_speed_.Remove(&nic_speed_.Add(labels));
+  }
+  nic_names_ = std::move(now);
+}
 
 void AgentMetrics::WorkerRestarted() { restarts_.Increment(); }
 

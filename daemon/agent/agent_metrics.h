@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -80,6 +81,14 @@ class AgentMetrics {
   // cannot be matched to the worker). At most one series per worker.
   void WorkerGpuMemory(int worker, int gpu, std::optional<uint64_t> bytes);
 
+  // Sets fabricpulse_agent_nic_up{node, nic} (1 when the interface's
+  // operational state is up, else 0) and
+  // fabricpulse_agent_nic_speed_bits_per_second{node, nic} (absent when the
+  // interface reports no speed) for each of `nics`, and removes the series
+  // of interfaces no longer listed. At most core::kMaxNicsPerAgent
+  // interfaces (nic_reader.h), so at most that many series of each.
+  void Nics(const std::vector<v1::NicInfo>& nics);
+
  private:
   const std::string node_;
   prometheus::Counter& restarts_;
@@ -95,6 +104,10 @@ class AgentMetrics {
   std::vector<prometheus::Gauge*> rank_series_ ABSL_GUARDED_BY(rank_mu_);
   prometheus::Family<prometheus::Gauge>& gpu_busy_;
   prometheus::Family<prometheus::Gauge>& worker_gpu_memory_;
+  prometheus::Family<prometheus::Gauge>& nic_up_;
+  prometheus::Family<prometheus::Gauge>& nic_speed_;
+  absl::Mutex nic_mu_;
+  std::set<std::string> nic_names_ ABSL_GUARDED_BY(nic_mu_);
 };
 
 }  // namespace fabricpulse::agent

@@ -115,6 +115,10 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   };
   s->free_memory_ = std::make_unique<FreeMemoryReader>(
       nvml.ok() ? *nvml : std::shared_ptr<nvml::Nvml>());
+  // GPU facts do not change while the machine runs: read once, here.
+  s->topology_ = std::make_unique<MachineTopology>(
+      nvml.ok() ? ReadGpuFacts(**nvml, gpus) : std::map<int, GpuFacts>(),
+      config.sys_class_net, s->agent_metrics_.get());
   s->gpu_probe_ =
       MakeGpuBusyProbe(gpus, std::move(nvml), std::move(probe_options));
 
@@ -127,7 +131,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       config.worker_resources.Parse()->release_idle_after;
   s->service_ = std::make_unique<AgentServiceImpl>(
       identity, s->supervisor_.get(), s->agent_metrics_.get(), &s->contact_,
-      s->gpu_probe_.get(), s->free_memory_.get());
+      s->gpu_probe_.get(), s->free_memory_.get(), core::RealClock::Get(),
+      s->topology_.get());
   auto health = common::HealthEndpoint::Start(
       config.health_listen, {v1::AgentService::service_full_name()});
   if (!health.ok()) return health.status();

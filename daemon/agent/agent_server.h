@@ -17,6 +17,7 @@
 #include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/free_memory.h"
 #include "daemon/agent/gpu_busy_probe.h"
+#include "daemon/agent/machine_topology.h"
 #include "daemon/agent/registration.h"
 #include "daemon/agent/run_dir.h"
 #include "daemon/agent/worker_supervisor.h"
@@ -67,6 +68,7 @@ class AgentServer {
   std::unique_ptr<WorkerSupervisor> supervisor_;
   std::unique_ptr<GpuBusyProbe> gpu_probe_;
   std::unique_ptr<FreeMemoryReader> free_memory_;
+  std::unique_ptr<MachineTopology> topology_;
   CoordinatorContact contact_;
   std::unique_ptr<AgentServiceImpl> service_;
   // Before server_: its service is registered there and must outlive it.

@@ -21,13 +21,15 @@ AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    CoordinatorContact* contact,
                                    GpuBusyProbe* gpu_probe,
                                    const FreeMemoryReader* free_memory,
-                                   core::Clock* clock)
+                                   core::Clock* clock,
+                                   const MachineTopology* topology)
     : identity_(std::move(identity)),
       workers_(workers),
       contact_(contact),
       metrics_(metrics),
       gpu_probe_(gpu_probe),
       free_memory_(free_memory),
+      topology_(topology),
       clock_(clock) {}
 
 std::string AgentServiceImpl::NodeName() const {
@@ -59,6 +61,7 @@ v1::AgentInfo AgentServiceImpl::Info() const {
   }
   if (gpu_probe_ != nullptr) gpu_probe_->Annotate(info);
   if (free_memory_ != nullptr) free_memory_->Annotate(info);
+  if (topology_ != nullptr) topology_->Annotate(info);
   return info;
 }
 

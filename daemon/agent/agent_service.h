@@ -12,6 +12,7 @@
 #include "daemon/agent/coordinator_contact.h"
 #include "daemon/agent/free_memory.h"
 #include "daemon/agent/gpu_busy_probe.h"
+#include "daemon/agent/machine_topology.h"
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_client.h"
 #include "daemon/core/clock.h"
@@ -45,12 +46,15 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // sweep that does not allow busy GPUs runs, polls fast and makes it yield
   // to a foreign compute process on its GPUs (SweepRelay::YieldWhen); it
   // outlives this object. `free_memory` (nullable: no figures) sets each
-  // worker's free memory; it outlives this object too.
+  // worker's free memory; it outlives this object too. `topology`
+  // (nullable: none reported) adds the GPUs' model, bus id and NVLink peers
+  // and the machine's NICs; it outlives this object too.
   AgentServiceImpl(AgentIdentity identity, LocalWorkers* workers,
                    AgentMetrics* metrics, CoordinatorContact* contact,
                    GpuBusyProbe* gpu_probe = nullptr,
                    const FreeMemoryReader* free_memory = nullptr,
-                   core::Clock* clock = core::RealClock::Get());
+                   core::Clock* clock = core::RealClock::Get(),
+                   const MachineTopology* topology = nullptr);
 
   // The agent's description (busy GPUs marked, each worker's free memory,
   // the backend version its workers report once one is ready), as Describe
@@ -103,6 +107,7 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   AgentMetrics* const metrics_;                // nullable
   GpuBusyProbe* const gpu_probe_;              // nullable
   const FreeMemoryReader* const free_memory_;  // nullable
+  const MachineTopology* const topology_;      // nullable
   core::Clock* const clock_;
 };
 

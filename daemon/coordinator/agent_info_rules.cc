@@ -4,11 +4,14 @@
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
+#include "daemon/core/topology_limits.h"
 
 namespace fabricpulse::coordinator {
 namespace {
 
 constexpr size_t kMaxBackendLength = 16;
+// The highest GPU index an agent accepts (--gpus).
+constexpr int kMaxGpuIndex = 1023;
 
 absl::Status ValidateBackend(const std::string& backend) {
   FP_RETURN_IF_ERROR(core::CheckLength("backend", backend, kMaxBackendLength));
@@ -18,6 +21,58 @@ absl::Status ValidateBackend(const std::string& backend) {
           absl::StrCat("backend: ", core::QuotePrefix(backend),
                        " is not a backend name; allowed: 1 to ",
                        kMaxBackendLength, " of a-z 0-9 _"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What a worker says about its GPU (gpu_topology.h on the agent).
+absl::Status CheckGpuFacts(const std::string& at, const v1::WorkerInfo& w) {
+  FP_RETURN_IF_ERROR(core::ValidateText(
+      absl::StrCat(at, ".gpu_model"), w.gpu_model(), core::kMaxGpuModelLength));
+  FP_RETURN_IF_ERROR(core::ValidateText(absl::StrCat(at, ".pci_bus_id"),
+                                        w.pci_bus_id(),
+                                        core::kMaxPciBusIdLength));
+  if (static_cast<size_t>(w.nvlink_peers_size()) >
+      core::kMaxNvlinkPeersPerGpu) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(at, ".nvlink_peers: ", w.nvlink_peers_size(),
+                     " listed; allowed: up to ", core::kMaxNvlinkPeersPerGpu));
+  }
+  for (int peer : w.nvlink_peers()) {
+    if (peer < 0 || peer > kMaxGpuIndex) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".nvlink_peers: ", peer,
+                       " is not a GPU index; allowed: 0 to ", kMaxGpuIndex));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNics(const v1::AgentInfo& info) {
+  if (static_cast<size_t>(info.nics_size()) > core::kMaxNicsPerAgent) {
+    return absl::InvalidArgumentError(absl::StrCat("nics: ", info.nics_size(),
+                                                   " listed; allowed: up to ",
+                                                   core::kMaxNicsPerAgent));
+  }
+  for (int i = 0; i < info.nics_size(); ++i) {
+    const v1::NicInfo& nic = info.nics(i);
+    const std::string at = absl::StrCat("nics[", i, "]");
+    FP_RETURN_IF_ERROR(core::CheckLength(absl::StrCat(at, ".name"), nic.name(),
+                                         core::kMaxNicNameLength));
+    FP_RETURN_IF_ERROR(core::ValidateText(absl::StrCat(at, ".name"), nic.name(),
+                                          core::kMaxNicNameLength));
+    if (nic.kind() != "infiniband" && nic.kind() != "ethernet" &&
+        nic.kind() != "other") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".kind: ", core::QuotePrefix(nic.kind()),
+                       "; allowed: infiniband, ethernet, other"));
+    }
+    if (nic.state() != "up" && nic.state() != "down" &&
+        nic.state() != "unknown") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".state: ", core::QuotePrefix(nic.state()),
+                       "; allowed: up, down, unknown"));
     }
   }
   return absl::OkStatus();
@@ -58,6 +113,7 @@ absl::Status CheckWorkers(const std::vector<v1::WorkerInfo>& workers,
           ", gpu_other_processes ", w.gpu_other_processes(),
           "; allowed: gpu and pid -1 or more, the others 0 or more"));
     }
+    FP_RETURN_IF_ERROR(CheckGpuFacts(at, w));
   }
   return absl::OkStatus();
 }
@@ -74,6 +130,7 @@ absl::Status ValidateAgentInfo(const v1::AgentInfo& info) {
       core::ValidateId("boot_id", info.boot_id(), /*allow_empty=*/true));
   FP_RETURN_IF_ERROR(core::ValidateId("running_sweep", info.running_sweep(),
                                       /*allow_empty=*/true));
+  FP_RETURN_IF_ERROR(CheckNics(info));
   if (info.workers_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "workers: none listed; allowed: 1 to ", core::kMaxWorkersPerAgent));

@@ -16,8 +16,11 @@ namespace fabricpulse::coordinator {
 // Checks an agent's description: node_name (core::ValidateNodeName),
 // address, backend (a name of at most 16 of [a-z0-9_]), backend_version
 // (printable, core::kMaxFreeTextLength), instance_id, boot_id and
-// running_sweep (ids, may be empty), and 1 to core::kMaxWorkersPerAgent
-// workers (CheckWorkers with no registered count). Errors: INVALID_ARGUMENT
+// running_sweep (ids, may be empty), at most core::kMaxNicsPerAgent nics
+// (each named by 1 to core::kMaxNicNameLength printable characters, kind
+// infiniband, ethernet or other, state up, down or unknown), and 1 to
+// core::kMaxWorkersPerAgent workers (CheckWorkers with no registered
+// count). Errors: INVALID_ARGUMENT
 // naming the field, its bound and the value's length, quoting at most a
 // short prefix.
 absl::Status ValidateAgentInfo(const v1::AgentInfo& info);
@@ -25,7 +28,10 @@ absl::Status ValidateAgentInfo(const v1::AgentInfo& info);
 // Checks a worker list: at most `registered` workers (the count the agent
 // registered with; core::kMaxWorkersPerAgent when negative), each with a
 // distinct local_index in [0, that count), an incarnation id, gpu and pid
-// >= -1 (a CPU rank, a worker not started yet) and non-negative counts. Errors:
+// >= -1 (a CPU rank, a worker not started yet), non-negative counts, a
+// printable gpu_model of at most core::kMaxGpuModelLength and pci_bus_id of
+// at most core::kMaxPciBusIdLength, and at most core::kMaxNvlinkPeersPerGpu
+// nvlink_peers, each 0 to 1023. Errors:
 // INVALID_ARGUMENT "workers: ..." naming the bound or the first bad worker.
 absl::Status CheckWorkers(const std::vector<v1::WorkerInfo>& workers,
                           int registered);

@@ -99,7 +99,24 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
       schedule_deferred_(CounterFamily(
           registry, "fabricpulse_schedule_deferred_total",
           "Scheduled firings held back (queued) by busy GPUs or members")),
+      baseline_changes_(CounterFamily(
+          registry, "fabricpulse_baseline_changes_total",
+          "Succeeded sweeps that started a new baseline: another backend "
+          "version or topology than the plan's newest good sweep")),
       pairs_(registry) {}
+
+void CoordinatorMetrics::BaselineChanged(const std::string& plan,
+                                         bool backend_version, bool topology) {
+  const std::string plan_label = PlanLabel(plan);
+  if (backend_version) {
+    baseline_changes_.Add({{"plan", plan_label}, {"cause", "backend_version"}})
+        .Increment();
+  }
+  if (topology) {
+    baseline_changes_.Add({{"plan", plan_label}, {"cause", "topology"}})
+        .Increment();
+  }
+}
 
 namespace {
 

@@ -144,6 +144,13 @@ class CoordinatorMetrics {
     pairs_.Publish(stats);
   }
 
+  // A succeeded sweep of `plan` started a new baseline (baseline_change.h):
+  // increments fabricpulse_baseline_changes_total{plan, cause} for cause
+  // backend_version and/or topology, whichever changed. At most 2 series
+  // per plan label.
+  void BaselineChanged(const std::string& plan, bool backend_version,
+                       bool topology);
+
  private:
   // RecordVerdict's gauges; returns the step's regressions counter.
   prometheus::Counter& SetVerdictGauges(const std::string& plan,
@@ -169,6 +176,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& late_arrival_;
   prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;
+  prometheus::Family<prometheus::Counter>& baseline_changes_;
   PairMetrics pairs_;
 
   // Removes every step series of `labels` (the step's label set).

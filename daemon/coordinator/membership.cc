@@ -217,6 +217,15 @@ void Membership::UpdateLeases() {
   }
 }
 
+void Membership::RefreshNics(
+    const std::string& node, const std::string& address,
+    const google::protobuf::RepeatedPtrField<v1::NicInfo>& nics) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_node_.find(node);
+  if (it == by_node_.end() || it->second.info.address() != address) return;
+  *it->second.info.mutable_nics() = nics;
+}
+
 std::vector<v1::AgentInfo> Membership::List() {
   absl::MutexLock lock(&mu_);
   UpdateLeases();

@@ -69,6 +69,13 @@ class Membership {
   absl::StatusOr<std::string> NodeOf(const std::string& agent_id);
   // Every agent, sorted by node name, with state and heartbeat age.
   std::vector<v1::AgentInfo> List();
+  // Replaces the NICs of the agent registered as `node` at `address` by a
+  // fresher description's (already checked with ValidateAgentInfo):
+  // heartbeats carry workers only, so the planner's Describe answers keep
+  // the listed NIC states current. No agent of that node and address:
+  // nothing changes.
+  void RefreshNics(const std::string& node, const std::string& address,
+                   const google::protobuf::RepeatedPtrField<v1::NicInfo>& nics);
   uint64_t epoch();
   // Registered agents, lost ones included (at most limits.max_agents).
   int size();

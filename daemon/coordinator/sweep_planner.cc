@@ -9,6 +9,7 @@
 #include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/coordinator/agent_info_rules.h"
 #include "daemon/coordinator/rank_memory.h"
+#include "daemon/coordinator/topology_key.h"
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/limits.h"
@@ -85,6 +86,8 @@ absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
           ") describes itself out of bounds: ", valid.message()));
     }
     agents[i] = *answers[i];
+    membership_->RefreshNics(agents[i].node_name(), agents[i].address(),
+                             agents[i].nics());
     for (const v1::WorkerInfo& w : agents[i].workers()) {
       if (!w.ready()) {
         return absl::UnavailableError(absl::StrCat(
@@ -164,9 +167,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   plan.sweep_id = NewSweepId();
   plan.plan_name = plan_name;
   plan.backend_version = agents->front().backend_version();
-  std::vector<std::string> parts;
   for (const v1::AgentInfo& a : *agents) {
-    parts.push_back(absl::StrCat(a.node_name(), "x", a.workers_size()));
     for (const v1::WorkerInfo& w : a.workers()) {
       plan.rank_nodes.push_back(a.node_name());
       core::RankLocation location;
@@ -177,7 +178,8 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
       plan.rank_locations.push_back(std::move(location));
     }
   }
-  plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));
+  // From the fresh descriptions: the members' GPUs as they are now.
+  plan.topology = TopologyKey(plan.backend, *agents);
   plan.membership_epoch = membership_->epoch();
   plan.comm_id = naming_->CommId(*agents, plan.membership_epoch, clock_->Now());
   plan.spec = common::SpecToProto(spec);

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/coordinator/topology_key.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/core/regression.h"
@@ -43,6 +44,19 @@ absl::Status SweepRecorder::Begin() {
   record.backend_version = plan_.backend_version;
   record.started = clock_->Now();
   record.status = kSweepRunning;
+  auto before = history_->NewestBaselineKey(plan_.plan_name, plan_.nranks,
+                                            TopologyShape(plan_.topology));
+  if (!before.ok()) {
+    FP_LOG_ERROR(absl::StrCat("history: ", before.status().message()));
+  } else if (before->has_value()) {
+    baseline_change_ = FindBaselineChange(
+        **before, BaselineKey{plan_.topology, plan_.backend_version});
+  }
+  if (baseline_change_) {
+    record.baseline_change = baseline_change_->note;
+    FP_LOG_INFO(absl::StrCat("sweep ", plan_.sweep_id, " (plan ",
+                             plan_.plan_name, "): ", baseline_change_->note));
+  }
   absl::Status begun = history_->BeginSweep(record);
   if (!begun.ok()) {
     return absl::InternalError(
@@ -52,10 +66,13 @@ absl::Status SweepRecorder::Begin() {
 }
 
 void SweepRecorder::Judge(v1::StepResult& result) {
+  // Earlier sweeps ran another version or hardware: nothing to judge by.
+  if (baseline_change_) return;
   const v1::StepKey& key = result.step();
   auto samples = history_->BaselineSamples(
       plan_.plan_name, key.op(), key.dtype(), key.bytes(), plan_.nranks,
-      plan_.topology, key.in_place(), config_->baseline_window);
+      plan_.topology, plan_.backend_version, key.in_place(),
+      config_->baseline_window);
   if (!samples.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", samples.status().message()));
     return;
@@ -181,6 +198,12 @@ v1::SweepEvent SweepRecorder::Finish(
   if (outcome == kSweepSucceeded) {
     for (const v1::StepResult& result : judged_) {
       metrics_->RecordVerdict(plan_.plan_name, result, plan_.nranks);
+    }
+    // Once per change: the next sweep finds this one as the newest good.
+    if (baseline_change_) {
+      metrics_->BaselineChanged(plan_.plan_name,
+                                baseline_change_->backend_version,
+                                baseline_change_->topology);
     }
   }
   metrics_->SweepFinished(

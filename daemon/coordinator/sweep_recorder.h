@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "daemon/coordinator/baseline_change.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_runner.h"
@@ -29,8 +30,11 @@ class SweepRecorder {
                 const core::CoordinatorConfig* config, HistoryStore* history,
                 CoordinatorMetrics* metrics, core::Clock* clock);
 
-  // Records the sweep as running. Errors: INTERNAL the history refused it
-  // (the sweep must not run unrecorded).
+  // Records the sweep as running, with its baseline change when its backend
+  // version or topology differs from the plan's newest good sweep on the
+  // same members (baseline_change.h; its steps are then not judged).
+  // Errors: INTERNAL the history refused it (the sweep must not run
+  // unrecorded).
   absl::Status Begin();
   // Sees every event before the client does: judges a result against its
   // baseline (core::JudgeStep over the history's succeeded sweeps; fills
@@ -44,8 +48,10 @@ class SweepRecorder {
   // steps' verdicts exported (CoordinatorMetrics::RecordVerdict): a
   // running, failed, aborted or preempted sweep, or an ad-hoc one, never
   // sets a baseline or regression series.
-  // Returns the `finished` event; `status` has the culprit prepended when the
-  // diagnosis names one.
+  // A succeeded sweep with a baseline change counts it
+  // (CoordinatorMetrics::BaselineChanged).
+  // Returns the `finished` event; `status` has the culprit prepended when
+  // the diagnosis names one.
   v1::SweepEvent Finish(absl::Status& status,
                         const std::optional<core::Diagnosis>& diagnosis,
                         absl::Duration duration);
@@ -61,6 +67,8 @@ class SweepRecorder {
   CoordinatorMetrics* const metrics_;
   core::Clock* const clock_;
   std::vector<core::MergedStep> merged_;  // for the straggler signal
+  // Set by Begin: this sweep starts a new baseline.
+  std::optional<BaselineChange> baseline_change_;
   // A plan sweep's judged results, exported when it succeeds; at most the
   // sweep's step count (core::kMaxSteps).
   std::vector<v1::StepResult> judged_;

@@ -3,8 +3,15 @@
 #include <algorithm>
 
 namespace fabricpulse::core {
+namespace {
 
-absl::string_view PathClassName(PathClass path) {
+bool Lists(const std::vector<int>& peers, int gpu) {
+  return std::find(peers.begin(), peers.end(), gpu) != peers.end();
+}
+
+}  // namespace
+
+std::string_view PathClassName(PathClass path) {
   switch (path) {
     case PathClass::kNvlink:
       return "nvlink";
@@ -18,9 +25,8 @@ absl::string_view PathClassName(PathClass path) {
 
 PathClass ClassifyPath(const RankLocation& a, const RankLocation& b) {
   if (a.node != b.node) return PathClass::kNetwork;
-  if (a.gpu >= 0 && b.gpu >= 0 &&
-      std::find(a.nvlink_peers.begin(), a.nvlink_peers.end(), b.gpu) !=
-          a.nvlink_peers.end()) {
+  if (a.gpu >= 0 && b.gpu >= 0 && a.gpu != b.gpu &&
+      (Lists(a.nvlink_peers, b.gpu) || Lists(b.nvlink_peers, a.gpu))) {
     return PathClass::kNvlink;
   }
   return PathClass::kPcieShm;

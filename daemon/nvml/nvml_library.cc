@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +42,23 @@ struct NvmlMemory {
   unsigned long long used;   // NOLINT(runtime/int)
 };
 
+// nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3, nvmlDeviceGetNvLinkRemotePciInfo_v2):
+// the legacy 16-byte bus id, domain, bus, device, device and subsystem ids,
+// then the 32-byte busId (NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE).
+struct NvmlPciInfo {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+};
+// NVML_ERROR_NOT_SUPPORTED: a GPU without NVLink.
+constexpr NvmlReturn kNvmlErrorNotSupported = 3;
+// nvmlEnableState_t's NVML_FEATURE_ENABLED: an active link.
+constexpr int kNvmlFeatureEnabled = 1;
+
 using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
 using ErrorStringFn = const char* (*)(NvmlReturn);
@@ -48,6 +66,11 @@ using CountFn = NvmlReturn (*)(unsigned int*);
 using UuidFn = NvmlReturn (*)(NvmlDevice, char*, unsigned int);
 using HandleByIndexFn = NvmlReturn (*)(unsigned int, NvmlDevice*);
 using MemoryInfoFn = NvmlReturn (*)(NvmlDevice, NvmlMemory*);
+using NameFn = NvmlReturn (*)(NvmlDevice, char*, unsigned int);
+using PciInfoFn = NvmlReturn (*)(NvmlDevice, NvmlPciInfo*);
+using NvLinkStateFn = NvmlReturn (*)(NvmlDevice, unsigned int, int*);
+using NvLinkRemotePciFn = NvmlReturn (*)(NvmlDevice, unsigned int,
+                                         NvmlPciInfo*);
 using ComputeProcessesFn = NvmlReturn (*)(NvmlDevice, unsigned int*,
                                           NvmlProcessInfo*);
 
@@ -66,6 +89,10 @@ struct Entries {
   ComputeProcessesFn processes = nullptr;
   UuidFn uuid = nullptr;          // optional
   MemoryInfoFn memory = nullptr;  // optional
+  NameFn name = nullptr;          // optional, as are the three below
+  PciInfoFn pci_info = nullptr;
+  NvLinkStateFn nvlink_state = nullptr;
+  NvLinkRemotePciFn nvlink_remote_pci = nullptr;
 };
 
 class NvmlLibrary final : public Nvml {
@@ -118,6 +145,74 @@ class NvmlLibrary final : public Nvml {
           "nvmlDeviceGetMemoryInfo(", nvml_index, "): ", ErrorString(r)));
     }
     return static_cast<uint64_t>(memory.free);
+  }
+
+  absl::StatusOr<std::string> DeviceName(int nvml_index) override {
+    if (entries_.name == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetName");
+    }
+    auto device = Handle(nvml_index);
+    if (!device.ok()) return device.status();
+    char name[96] = {};  // NVML_DEVICE_NAME_V2_BUFFER_SIZE is 96
+    const NvmlReturn r = entries_.name(*device, name, sizeof(name) - 1);
+    if (r != kNvmlSuccess) {
+      return absl::UnavailableError(absl::StrCat(
+          "nvmlDeviceGetName(", nvml_index, "): ", ErrorString(r)));
+    }
+    return std::string(name);
+  }
+
+  absl::StatusOr<std::string> PciBusId(int nvml_index) override {
+    if (entries_.pci_info == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetPciInfo_v3");
+    }
+    auto device = Handle(nvml_index);
+    if (!device.ok()) return device.status();
+    NvmlPciInfo pci = {};
+    const NvmlReturn r = entries_.pci_info(*device, &pci);
+    if (r != kNvmlSuccess) {
+      return absl::UnavailableError(absl::StrCat(
+          "nvmlDeviceGetPciInfo_v3(", nvml_index, "): ", ErrorString(r)));
+    }
+    return BusId(pci);
+  }
+
+  absl::StatusOr<std::vector<std::string>> NvLinkRemoteBusIds(
+      int nvml_index) override {
+    if (entries_.nvlink_state == nullptr ||
+        entries_.nvlink_remote_pci == nullptr) {
+      return absl::UnavailableError(
+          "libnvidia-ml.so.1 lacks nvmlDeviceGetNvLinkState or "
+          "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    }
+    auto device = Handle(nvml_index);
+    if (!device.ok()) return device.status();
+    std::vector<std::string> remotes;
+    for (int link = 0; link < kMaxNvLinks; ++link) {
+      int active = 0;
+      NvmlReturn r = entries_.nvlink_state(
+          *device, static_cast<unsigned int>(link), &active);
+      // No NVLink at all, or past the GPU's last link.
+      if (r == kNvmlErrorNotSupported || r == kNvmlErrorInvalidArgument) break;
+      if (r != kNvmlSuccess) {
+        return absl::UnavailableError(absl::StrCat("nvmlDeviceGetNvLinkState(",
+                                                   nvml_index, ", link ", link,
+                                                   "): ", ErrorString(r)));
+      }
+      if (active != kNvmlFeatureEnabled) continue;
+      NvmlPciInfo pci = {};
+      r = entries_.nvlink_remote_pci(*device, static_cast<unsigned int>(link),
+                                     &pci);
+      if (r != kNvmlSuccess) {
+        return absl::UnavailableError(
+            absl::StrCat("nvmlDeviceGetNvLinkRemotePciInfo_v2(", nvml_index,
+                         ", link ", link, "): ", ErrorString(r)));
+      }
+      remotes.push_back(BusId(pci));
+    }
+    return remotes;
   }
 
   absl::StatusOr<std::vector<ComputeProcess>> ComputeProcesses(
@@ -181,6 +276,15 @@ class NvmlLibrary final : public Nvml {
     return device;
   }
 
+  // busId, terminated within its buffer whatever the library wrote.
+  static std::string BusId(const NvmlPciInfo& pci) {
+    const char* end =
+        static_cast<const char*>(memchr(pci.busId, '\0', sizeof(pci.busId)));
+    return std::string(pci.busId, end != nullptr
+                                      ? static_cast<size_t>(end - pci.busId)
+                                      : sizeof(pci.busId));
+  }
+
   std::string ErrorString(NvmlReturn r) const {
     const char* s = entries_.error_string(r);
     return absl::StrCat(s != nullptr ? s : "unknown error", " (", r, ")");
@@ -198,12 +302,16 @@ Fn Symbol(void* handle, const char* name) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml() {
-  void* handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  return OpenNvmlAt("libnvidia-ml.so.1");
+}
+
+absl::StatusOr<std::unique_ptr<Nvml>> OpenNvmlAt(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return absl::NotFoundError(
-        absl::StrCat("cannot load libnvidia-ml.so.1 (no NVIDIA driver?): ",
-                     why != nullptr ? why : "dlopen failed"));
+    return absl::NotFoundError(absl::StrCat(
+        "cannot load ", path,
+        " (no NVIDIA driver?): ", why != nullptr ? why : "dlopen failed"));
   }
   auto init = Symbol<InitFn>(handle, "nvmlInit_v2");
   Entries entries;
@@ -216,6 +324,15 @@ absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml() {
       handle, "nvmlDeviceGetComputeRunningProcesses_v3");
   entries.uuid = Symbol<UuidFn>(handle, "nvmlDeviceGetUUID");
   entries.memory = Symbol<MemoryInfoFn>(handle, "nvmlDeviceGetMemoryInfo");
+  entries.name = Symbol<NameFn>(handle, "nvmlDeviceGetName");
+  entries.pci_info = Symbol<PciInfoFn>(handle, "nvmlDeviceGetPciInfo_v3");
+  if (entries.pci_info == nullptr) {  // drivers before the v3 entry point
+    entries.pci_info = Symbol<PciInfoFn>(handle, "nvmlDeviceGetPciInfo_v2");
+  }
+  entries.nvlink_state =
+      Symbol<NvLinkStateFn>(handle, "nvmlDeviceGetNvLinkState");
+  entries.nvlink_remote_pci =
+      Symbol<NvLinkRemotePciFn>(handle, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
   if (entries.processes == nullptr) {  // drivers before the v3 entry point
     entries.processes = Symbol<ComputeProcessesFn>(
         handle, "nvmlDeviceGetComputeRunningProcesses_v2");

@@ -54,7 +54,32 @@ class Nvml {
   // process's use subtracted). Errors: NOT_FOUND no such GPU; UNAVAILABLE
   // any other NVML error, or the driver lacks the call. Thread-safe.
   virtual absl::StatusOr<uint64_t> FreeMemory(int nvml_index) = 0;
+
+  // The product name of the GPU with NVML index `nvml_index`
+  // (nvmlDeviceGetName: "NVIDIA H200"). Errors: NOT_FOUND no such GPU;
+  // UNAVAILABLE any other NVML error, or the driver lacks the call.
+  // Thread-safe.
+  virtual absl::StatusOr<std::string> DeviceName(int nvml_index) = 0;
+
+  // The PCI bus id of the GPU with NVML index `nvml_index`
+  // (nvmlDeviceGetPciInfo_v3's busId: "00000000:18:00.0"). Errors:
+  // NOT_FOUND no such GPU; UNAVAILABLE any other NVML error, or the driver
+  // lacks the call. Thread-safe.
+  virtual absl::StatusOr<std::string> PciBusId(int nvml_index) = 0;
+
+  // The PCI bus ids of the far ends of the GPU's active NVLinks, one entry
+  // per active link (links 0 to kMaxNvLinks - 1, nvmlDeviceGetNvLinkState;
+  // the far end from nvmlDeviceGetNvLinkRemotePciInfo_v2): another GPU's
+  // bus id, or an NVSwitch's on switched systems. Empty when the GPU has no
+  // NVLink (NVML answers NOT_SUPPORTED, or INVALID_ARGUMENT past its last
+  // link). Errors: NOT_FOUND no such GPU; UNAVAILABLE any other NVML error,
+  // or the driver lacks the calls. Thread-safe.
+  virtual absl::StatusOr<std::vector<std::string>> NvLinkRemoteBusIds(
+      int nvml_index) = 0;
 };
+
+// NVML_NVLINK_MAX_LINKS (nvml.h of drivers r535 and later: 18).
+inline constexpr int kMaxNvLinks = 18;
 
 // Loads libnvidia-ml.so.1 (dlopen) and initializes NVML; the returned object
 // shuts NVML down and unloads it when destroyed. Errors: NOT_FOUND the
@@ -62,5 +87,9 @@ class Nvml {
 // UNAVAILABLE it lacks an entry point this code needs, or nvmlInit failed
 // (e.g. the driver is not loaded), with NVML's message.
 absl::StatusOr<std::unique_ptr<Nvml>> OpenNvml();
+
+// The same from the library at `path` (a file name for the loader's search,
+// or a path): the stand-in library of the unit tests.
+absl::StatusOr<std::unique_ptr<Nvml>> OpenNvmlAt(const std::string& path);
 
 }  // namespace fabricpulse::nvml

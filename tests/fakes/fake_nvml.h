@@ -67,6 +67,37 @@ class FakeNvml : public nvml::Nvml {
     return it->second;
   }
 
+  // What DeviceName, PciBusId and NvLinkRemoteBusIds answer for a GPU
+  // (none set: NOT_FOUND).
+  struct Topology {
+    absl::StatusOr<std::string> name;
+    absl::StatusOr<std::string> bus_id;
+    absl::StatusOr<std::vector<std::string>> nvlink_remotes;
+  };
+  void SetTopology(int gpu, Topology topology) {
+    absl::MutexLock lock(&mu_);
+    topology_.insert_or_assign(gpu, std::move(topology));
+  }
+  absl::StatusOr<std::string> DeviceName(int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    auto it = topology_.find(nvml_index);
+    if (it == topology_.end()) return NoGpu(nvml_index);
+    return it->second.name;
+  }
+  absl::StatusOr<std::string> PciBusId(int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    auto it = topology_.find(nvml_index);
+    if (it == topology_.end()) return NoGpu(nvml_index);
+    return it->second.bus_id;
+  }
+  absl::StatusOr<std::vector<std::string>> NvLinkRemoteBusIds(
+      int nvml_index) override {
+    absl::MutexLock lock(&mu_);
+    auto it = topology_.find(nvml_index);
+    if (it == topology_.end()) return NoGpu(nvml_index);
+    return it->second.nvlink_remotes;
+  }
+
   absl::StatusOr<int> DeviceCount() override {
     absl::MutexLock lock(&mu_);
     return count_;
@@ -85,7 +116,12 @@ class FakeNvml : public nvml::Nvml {
   }
 
  private:
+  static absl::Status NoGpu(int gpu) {
+    return absl::NotFoundError(absl::StrCat("no GPU ", gpu));
+  }
+
   absl::Mutex mu_;
+  std::map<int, Topology> topology_ ABSL_GUARDED_BY(mu_);
   absl::StatusOr<int> count_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int, std::vector<nvml::ComputeProcess>> processes_
       ABSL_GUARDED_BY(mu_);

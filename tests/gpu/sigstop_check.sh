@@ -235,7 +235,7 @@ while within "$t0" 90; do
   if [ -n "$t_gone" ] && [ -z "$t_ready" ]; then
     # The victim's slot restarted and every worker is ready again.
     if fp agents 2>/dev/null | awk -v r="$ranks" -v vn="$victim_node" -v r0="$victim_restarts0" '
-        NR > 1 && $1 !~ /^#/ { n++; if ($2 == "alive" && $6 == r) ok++; if ($1 == vn && $7 > r0) restarted = 1 }
+        NR > 1 && $1 !~ /^#/ && $0 !~ /^ / { n++; if ($2 == "alive" && $6 == r) ok++; if ($1 == vn && $7 > r0) restarted = 1 }
         END { exit !(n > 0 && ok == n && restarted) }'; then
       t_ready=$(since "$t0")
     fi

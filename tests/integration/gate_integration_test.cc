@@ -14,8 +14,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "daemon/coordinator/store/history_store.h"
 #include "gtest/gtest.h"
+#include "tests/integration/history_seed.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -71,30 +71,11 @@ class GateTest : public ::testing::Test {
   // (and bandwidths / time_factor).
   static void SeedBaseline(const std::string& id, int copies,
                            double time_factor, const std::string& tag) {
-    auto history =
-        coordinator::HistoryStore::Open(cluster_->dir() + "/state/history.db");
-    ASSERT_TRUE(history.ok()) << history.status();
-    auto real = (*history)->GetSweep(id);
-    ASSERT_TRUE(real.ok()) << real.status();
-    ASSERT_EQ(real->sweep.status, coordinator::kSweepSucceeded);
-    ASSERT_FALSE(real->steps.empty());
-    for (int i = 0; i < copies; ++i) {
-      coordinator::SweepRecord copy = real->sweep;
-      copy.id = absl::StrCat(tag, "-", i);
-      copy.started = absl::Now() + absl::Seconds(i);
-      ASSERT_TRUE((*history)->BeginSweep(copy).ok());
-      for (coordinator::StepRecord step : real->steps) {
-        step.sweep_id = copy.id;
-        step.time_seconds *= time_factor;
-        step.busbw /= time_factor;
-        step.algbw /= time_factor;
-        ASSERT_TRUE((*history)->AddStep(step).ok());
-      }
-      ASSERT_TRUE((*history)
-                      ->FinishSweep(copy.id, coordinator::kSweepSucceeded, "",
-                                    "", copy.started + absl::Seconds(1))
-                      .ok());
-    }
+    SeedOptions options;
+    options.copies = copies;
+    options.time_factor = time_factor;
+    options.first_start = absl::Now();
+    SeedHistoryCopies(cluster_->dir() + "/state/history.db", id, tag, options);
   }
 
   static client::LocalCluster* cluster_;

@@ -119,7 +119,7 @@ absl::Status HistoryStore::BeginSweep(const SweepRecord& sweep) {
       Statement::Prepare(
           db_, absl::StrCat("INSERT INTO sweeps (", kSweepColumns,
                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                            "?, ?, ?, ?, ?)")
+                            "?, ?, ?, ?, ?, ?)")
                    .c_str()));
   SweepRecord row = sweep;
   row.status = kSweepRunning;
@@ -358,8 +358,8 @@ HistoryStore::NewestByTrigger(absl::string_view prefix) {
 
 absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
     absl::string_view plan, absl::string_view op, absl::string_view dtype,
-    uint64_t bytes, int nranks, absl::string_view topology, bool in_place,
-    int window) {
+    uint64_t bytes, int nranks, absl::string_view topology,
+    absl::string_view backend_version, bool in_place, int window) {
   if (window < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("history store: window: ", window,
@@ -380,7 +380,8 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
                    " ORDER BY st.step_index LIMIT 1), (SELECT st.busbw ", kStep,
                    " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
                    "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
-                   "?2 AND s.topology = ?3 AND EXISTS (SELECT 1 ",
+                   "?2 AND s.topology = ?3 AND s.backend_version = ?9 AND "
+                   "EXISTS (SELECT 1 ",
                    kStep,
                    ") ORDER BY s.started_unix_nanos DESC, s.rowid DESC "
                    "LIMIT ?8")
@@ -393,6 +394,7 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
   select.BindInt(6, static_cast<int64_t>(bytes));
   select.BindInt(7, in_place ? 1 : 0);
   select.BindInt(8, window);
+  select.BindText(9, backend_version);
   std::vector<core::BaselineSample> samples;
   while (true) {
     FP_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -400,6 +402,28 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
     samples.push_back({select.ColumnDouble(0), select.ColumnDouble(1)});
   }
   return samples;
+}
+
+absl::StatusOr<std::optional<BaselineKey>> HistoryStore::NewestBaselineKey(
+    absl::string_view plan, int nranks, absl::string_view shape) {
+  absl::MutexLock lock(&mu_);
+  // Along sweeps_by_baseline_key: the plan's succeeded sweeps of this
+  // many ranks, newest first, whose topology is the shape or extends it.
+  FP_ASSIGN_OR_RETURN(
+      Statement select,
+      Statement::Prepare(
+          db_,
+          "SELECT topology, backend_version FROM sweeps WHERE plan = ?1 AND "
+          "status = 'succeeded' AND nranks = ?2 AND (topology = ?3 OR "
+          "substr(topology, 1, length(?3) + 1) = ?3 || ';') ORDER BY "
+          "started_unix_nanos DESC, rowid DESC LIMIT 1"));
+  select.BindText(1, plan);
+  select.BindInt(2, nranks);
+  select.BindText(3, shape);
+  FP_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::optional<BaselineKey>();
+  return std::optional<BaselineKey>(
+      BaselineKey{select.ColumnText(0), select.ColumnText(1)});
 }
 
 }  // namespace fabricpulse::coordinator

@@ -58,6 +58,17 @@ struct SweepRecord {
   bool comm_reused = false;
   // A rank that was consistently the slowest by a margin, described; "".
   std::string straggler;
+  // Why the sweep's steps were not judged against earlier sweeps (its
+  // backend version or topology differs from the plan's newest good
+  // sweep's: "nccl 2.28.9 -> nccl 2.29.1: new baseline from this sweep");
+  // "" when they were, or when there was nothing before.
+  std::string baseline_change;
+};
+
+// What a baseline is kept apart by, beside plan, nranks and the step.
+struct BaselineKey {
+  std::string topology;
+  std::string backend_version;
 };
 
 // One rank pair of a pairwise matrix step (v1::PairResult).
@@ -215,7 +226,8 @@ class HistoryStore {
 
   // The baseline samples of a step: its time and busbw in each of the
   // `window` most recently started *succeeded* sweeps of `plan` with the
-  // same nranks and topology that have a step with this (op, dtype, bytes,
+  // same nranks, topology and backend version that have a step with this
+  // (op, dtype, bytes,
   // in_place) with a time and a busbw (NaN does not count), newest first.
   // Running, failed, aborted and interrupted sweeps never count. Empty when
   // there is none. Judge them with core::JudgeStep. Errors:
@@ -240,8 +252,16 @@ class HistoryStore {
 
   absl::StatusOr<std::vector<core::BaselineSample>> BaselineSamples(
       absl::string_view plan, absl::string_view op, absl::string_view dtype,
-      uint64_t bytes, int nranks, absl::string_view topology, bool in_place,
-      int window);
+      uint64_t bytes, int nranks, absl::string_view topology,
+      absl::string_view backend_version, bool in_place, int window);
+
+  // The topology and backend version of the most recently started
+  // succeeded sweep of `plan` with `nranks` ranks on the same members:
+  // whose topology is `shape` or starts with `shape` and ';' (the members'
+  // hardware may differ; see coordinator/topology_key.h). nullopt when
+  // there is none.
+  absl::StatusOr<std::optional<BaselineKey>> NewestBaselineKey(
+      absl::string_view plan, int nranks, absl::string_view shape);
 
  private:
   explicit HistoryStore(sqlite3* db) : db_(db) {}

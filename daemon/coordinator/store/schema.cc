@@ -119,6 +119,15 @@ CREATE TABLE step_pairs (
   PRIMARY KEY (sweep_id, step_index, rank_a)
 ) WITHOUT ROWID;
 )sql",
+    // 7 (issue 15): why a sweep's steps were not judged against the sweeps
+    // before it ("" when they were): its backend version or topology
+    // differs from the plan's newest good sweep. Baselines also match the
+    // backend version now: an index along their whole key.
+    R"sql(
+ALTER TABLE sweeps ADD COLUMN baseline_change TEXT NOT NULL DEFAULT '';
+CREATE INDEX sweeps_by_versioned_baseline_key ON sweeps
+  (plan, status, nranks, topology, backend_version, started_unix_nanos);
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -329,7 +338,7 @@ absl::Time ColumnTime(const Statement& stmt, int column) {
 const char kSweepColumns[] =
     "id, plan, sweep_trigger, spec_json, nranks, topology, backend, "
     "backend_version, started_unix_nanos, finished_unix_nanos, status, error, "
-    "diagnosis, comm_init_seconds, comm_reused, straggler";
+    "diagnosis, comm_init_seconds, comm_reused, straggler, baseline_change";
 const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
@@ -395,6 +404,7 @@ SweepRecord ReadSweepRow(const Statement& stmt) {
   sweep.comm_init_seconds = stmt.ColumnDouble(13);
   sweep.comm_reused = stmt.ColumnInt(14) != 0;
   sweep.straggler = stmt.ColumnText(15);
+  sweep.baseline_change = stmt.ColumnText(16);
   return sweep;
 }
 
@@ -452,6 +462,7 @@ void BindSweepRow(Statement& stmt, const SweepRecord& sweep) {
   stmt.BindDouble(14, sweep.comm_init_seconds);
   stmt.BindInt(15, sweep.comm_reused ? 1 : 0);
   stmt.BindText(16, sweep.straggler);
+  stmt.BindText(17, sweep.baseline_change);
 }
 
 void BindStepRow(Statement& stmt, const StepRecord& step) {

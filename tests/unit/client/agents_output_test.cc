@@ -27,7 +27,19 @@ v1::ListAgentsResponse Agents() {
     w->set_ready(true);
     w->set_restarts(gpu);
     w->set_gpu_busy(gpu == 1);
+    w->set_gpu_model("NVIDIA H200");
+    w->set_pci_bus_id(gpu == 0 ? "00000000:18:00.0" : "00000000:2A:00.0");
+    w->add_nvlink_peers(1 - gpu);
   }
+  v1::NicInfo* ib = a->add_nics();
+  ib->set_name("ib0");
+  ib->set_kind("infiniband");
+  ib->set_state("up");
+  ib->set_speed_bits_per_second(400'000'000'000);
+  v1::NicInfo* eth = a->add_nics();
+  eth->set_name("eth0");
+  eth->set_kind("ethernet");
+  eth->set_state("down");
   return resp;
 }
 
@@ -37,6 +49,14 @@ TEST(AgentsOutputTest, TableHasOneRowPerAgentAndTheEpoch) {
   EXPECT_THAT(text, HasSubstr("node-a"));
   EXPECT_THAT(text, HasSubstr("    0.4s  1\n"));  // heartbeat, busy GPU 1
   EXPECT_THAT(text, HasSubstr("# 1 agent(s), membership epoch 7\n"));
+  // Under the agent's row: each GPU and the NICs.
+  EXPECT_THAT(text, HasSubstr("  0.4s  1\n"
+                              "  gpu 0: NVIDIA H200, bus 00000000:18:00.0, "
+                              "nvlink 1\n"
+                              "  gpu 1: NVIDIA H200, bus 00000000:2A:00.0, "
+                              "nvlink 0\n"
+                              "  nics: ib0 infiniband up 400 Gb/s, eth0 "
+                              "ethernet down\n"));
 }
 
 TEST(AgentsOutputTest, JsonIsTheResponseWithProtoFieldNames) {
@@ -45,13 +65,18 @@ TEST(AgentsOutputTest, JsonIsTheResponseWithProtoFieldNames) {
   EXPECT_THAT(text, HasSubstr("\"backend_version\":\"nccl 2.28.9\""));
   EXPECT_THAT(text, HasSubstr("\"gpu_busy\":true"));
   EXPECT_THAT(text, HasSubstr("\"membership_epoch\":\"7\""));
+  EXPECT_THAT(text, HasSubstr("\"gpu_model\":\"NVIDIA H200\""));
+  EXPECT_THAT(text, HasSubstr("\"nvlink_peers\":[1]"));
+  EXPECT_THAT(text, HasSubstr("{\"name\":\"eth0\",\"kind\":\"ethernet\","
+                              "\"state\":\"down\"}"));
 }
 
 TEST(AgentsOutputTest, CsvHasAHeaderAndOneLinePerAgent) {
   EXPECT_EQ(FormatAgents(Agents(), OutputFormat::kCsv),
             "node,state,address,backend,backend_version,ranks,ready,restarts,"
-            "seconds_since_heartbeat,busy_gpus\n"
-            "node-a,alive,10.0.0.1:7071,nccl,nccl 2.28.9,2,2,1,0.400,1\n");
+            "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics\n"
+            "node-a,alive,10.0.0.1:7071,nccl,nccl 2.28.9,2,2,1,0.400,1,"
+            "NVIDIA H200,0:1;1:0,ib0=up;eth0=down\n");
 }
 
 }  // namespace

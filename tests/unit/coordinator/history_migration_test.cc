@@ -1,5 +1,6 @@
 // Schema migration 5: the steps' iteration counts, filled for steps stored
-// before it from their sweep's spec (fixed counts).
+// before it from their sweep's spec (fixed counts); migration 6: the
+// sweeps' baseline change notes.
 #include <memory>
 #include <string>
 
@@ -48,6 +49,8 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
   }
   RawExec(
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
       "ALTER TABLE steps DROP COLUMN iterations; PRAGMA user_version = 4");
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -76,6 +79,8 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
   }
   RawExec(
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
       "PRAGMA user_version = 5");
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -84,6 +89,33 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
   ASSERT_EQ(old->steps.size(), 1u);
   EXPECT_FALSE(old->steps[0].round.has_value());
   EXPECT_TRUE(old->steps[0].pairs.empty());
+}
+
+// Schema migration 7: sweeps stored before it have no baseline change, and
+// their baselines keep applying to sweeps of the same backend version.
+TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "old", R"({"ops":["all_reduce"]})");
+    ASSERT_TRUE(store
+                    ->FinishSweep("old", kSweepSucceeded, "", "",
+                                  absl::FromUnixSeconds(101))
+                    .ok());
+  }
+  RawExec(
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
+      "PRAGMA user_version = 6");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
+  EXPECT_EQ(store->GetSweep("old")->sweep.baseline_change, "");
+  auto key = store->NewestBaselineKey("nightly-full", 2, "gloo:a");
+  ASSERT_TRUE(key.ok()) << key.status();
+  ASSERT_TRUE(key->has_value());
+  EXPECT_EQ((*key)->topology, "gloo:a");
+  EXPECT_EQ((*key)->backend_version, "");
 }
 
 }  // namespace

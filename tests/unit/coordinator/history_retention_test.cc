@@ -158,7 +158,7 @@ TEST_F(RetentionTest, BaselinesComeFromTheSweepsLeft) {
   ASSERT_TRUE(store_->Prune(T(1005), 1ull << 40).ok());
   auto samples =
       store_->BaselineSamples("nightly", "all_reduce", "float", 1ull << 20, 4,
-                              "gloo:node-ax2,node-bx2", false, 10);
+                              "gloo:node-ax2,node-bx2", "", false, 10);
   ASSERT_TRUE(samples.ok()) << samples.status();
   ASSERT_EQ(samples->size(), 5u);  // b5..b9, newest first
   EXPECT_EQ((*samples)[0].busbw, 1e9 + 1009);

@@ -356,7 +356,7 @@ class BaselineTest : public HistoryStoreTest {
   std::vector<double> Busbw(int window, bool in_place = false) {
     auto samples =
         store_->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
-                                "topo-a", in_place, window);
+                                "topo-a", "0.5.0", in_place, window);
     EXPECT_TRUE(samples.ok()) << samples.status();
     std::vector<double> out;
     if (!samples.ok()) return out;
@@ -410,6 +410,57 @@ TEST_F(BaselineTest, OnlyTheSameKeyCounts) {
   EXPECT_THAT(Busbw(10, /*in_place=*/true), ElementsAre(1000));
 }
 
+// A baseline belongs to one backend version: sweeps of another version
+// (an NCCL upgrade) never enter it.
+TEST_F(BaselineTest, OnlyTheSameBackendVersionCounts) {
+  AddSweep("a", 1, 10);
+  SweepRecord upgraded = MakeSweep("upgraded", 2);
+  upgraded.backend_version = "0.6.0";
+  ASSERT_TRUE(store_->BeginSweep(upgraded).ok());
+  StepRecord step = MakeStep("upgraded", 0, 1000);
+  step.time_seconds = 1.0 / 1000;
+  ASSERT_TRUE(store_->AddStep(step).ok());
+  ASSERT_TRUE(store_->FinishSweep("upgraded", "succeeded", "", "", T(3)).ok());
+  EXPECT_THAT(Busbw(10), ElementsAre(10));
+  auto upgraded_samples =
+      store_->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
+                              "topo-a", "0.6.0", false, 10);
+  ASSERT_TRUE(upgraded_samples.ok()) << upgraded_samples.status();
+  ASSERT_EQ(upgraded_samples->size(), 1u);
+  EXPECT_EQ((*upgraded_samples)[0].busbw, 1000);
+}
+
+// The key a new sweep compares with: the newest good sweep on the same
+// members (its topology the shape itself or the shape and ';' hardware).
+TEST_F(BaselineTest, NewestBaselineKeyFollowsTheMembersShape) {
+  auto none = store_->NewestBaselineKey("nightly", 8, "gloo:ax8");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+  AddSweep("plain", 1, 10, "succeeded", "nightly", 8, "gloo:ax8");
+  AddSweep("gpus", 2, 10, "succeeded", "nightly", 8,
+           "gloo:ax8;gpu=NVIDIA H200;nvlink=full");
+  // Not the same members, plan or rank count, or not good.
+  AddSweep("longer-name", 3, 10, "succeeded", "nightly", 8, "gloo:ax80");
+  AddSweep("other-plan", 4, 10, "succeeded", "hourly", 8, "gloo:ax8");
+  AddSweep("other-ranks", 5, 10, "succeeded", "nightly", 4, "gloo:ax8");
+  AddSweep("failed", 6, 10, "failed", "nightly", 8, "gloo:ax8");
+  auto newest = store_->NewestBaselineKey("nightly", 8, "gloo:ax8");
+  ASSERT_TRUE(newest.ok()) << newest.status();
+  ASSERT_TRUE(newest->has_value());
+  EXPECT_EQ((*newest)->topology, "gloo:ax8;gpu=NVIDIA H200;nvlink=full");
+  EXPECT_EQ((*newest)->backend_version, "0.5.0");
+}
+
+TEST_F(BaselineTest, BaselineChangeIsKept) {
+  SweepRecord sweep = MakeSweep("s", 1);
+  sweep.baseline_change = "0.5.0 -> 0.6.0: new baseline from this sweep";
+  ASSERT_TRUE(store_->BeginSweep(sweep).ok());
+  EXPECT_EQ(store_->GetSweep("s")->sweep.baseline_change,
+            sweep.baseline_change);
+  EXPECT_EQ(store_->ListSweeps(1)->at(0).baseline_change,
+            sweep.baseline_change);
+}
+
 TEST_F(BaselineTest, WindowTakesTheNewestSweeps) {
   // Started out of insertion order: the window follows start time.
   AddSweep("s5", 50, 5);
@@ -428,7 +479,7 @@ TEST_F(BaselineTest, NoneAndBadWindow) {
   EXPECT_THAT(Busbw(10), IsEmpty());
   EXPECT_EQ(store_
                 ->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
-                                  "topo-a", false, 0)
+                                  "topo-a", "0.5.0", false, 0)
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
@@ -458,8 +509,11 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
     ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
   }
   // What a version-1 coordinator left: no straggler column, no baseline
-  // time or sweep count, no per-rank step columns, no iteration count.
+  // time or sweep count, no per-rank step columns, no iteration count, no
+  // baseline change note or versioned baseline index.
   RawExec(
+      "DROP INDEX sweeps_by_versioned_baseline_key; "
+      "ALTER TABLE sweeps DROP COLUMN baseline_change; "
       "ALTER TABLE sweeps DROP COLUMN straggler; "
       "ALTER TABLE steps DROP COLUMN baseline_time_seconds; "
       "ALTER TABLE steps DROP COLUMN baseline_sweeps; "
@@ -530,8 +584,9 @@ TEST_F(HistoryStoreTest, ReopenKeepsEverything) {
   ASSERT_EQ(s1->steps.size(), 1u);
   ExpectSameStep(s1->steps[0], MakeStep("s1", 0, 5));
   EXPECT_EQ(store->ListSweeps(10)->size(), 2u);
-  auto samples = store->BaselineSamples("nightly", "all_reduce", "float",
-                                        1 << 20, 8, "topo-a", false, 10);
+  auto samples =
+      store->BaselineSamples("nightly", "all_reduce", "float", 1 << 20, 8,
+                             "topo-a", "0.5.0", false, 10);
   ASSERT_TRUE(samples.ok()) << samples.status();
   ASSERT_EQ(samples->size(), 1u);
   EXPECT_EQ((*samples)[0].busbw, 5);

@@ -98,6 +98,64 @@ TEST_F(MembershipTest, MalformedDescriptionsAreRefused) {
   EXPECT_EQ(m.size(), 0);
 }
 
+TEST_F(MembershipTest, TopologyFactsAreKeptAndBounded) {
+  Membership& m = Make({});
+  v1::AgentInfo info = Agent("node-a");
+  info.mutable_workers(0)->set_gpu(0);
+  info.mutable_workers(0)->set_gpu_model("NVIDIA H200");
+  info.mutable_workers(0)->set_pci_bus_id("00000000:18:00.0");
+  info.mutable_workers(0)->add_nvlink_peers(1);
+  v1::NicInfo* nic = info.add_nics();
+  nic->set_name("ib0");
+  nic->set_kind("infiniband");
+  nic->set_state("up");
+  nic->set_speed_bits_per_second(400'000'000'000);
+  ASSERT_TRUE(m.Register(info).ok());
+  ASSERT_EQ(m.List().size(), 1u);
+  EXPECT_EQ(m.List()[0].nics(0).name(), "ib0");
+  EXPECT_EQ(m.List()[0].workers(0).gpu_model(), "NVIDIA H200");
+
+  const auto refused = [&](const v1::AgentInfo& bad) {
+    return std::string(m.Register(bad).status().message());
+  };
+  v1::AgentInfo bad = info;
+  bad.mutable_workers(0)->set_gpu_model(std::string(65, 'm'));
+  EXPECT_THAT(refused(bad), HasSubstr("workers[0].gpu_model: 'mmm"));
+  bad = info;
+  bad.mutable_workers(0)->set_pci_bus_id("00000000:18:00.0\n");
+  EXPECT_THAT(refused(bad), HasSubstr("workers[0].pci_bus_id"));
+  bad = info;
+  for (int i = 0; i < 33; ++i) bad.mutable_workers(0)->add_nvlink_peers(i);
+  EXPECT_THAT(refused(bad),
+              HasSubstr("workers[0].nvlink_peers: 34 listed; allowed: up to "
+                        "32"));
+  bad = info;
+  bad.mutable_workers(0)->add_nvlink_peers(1024);
+  EXPECT_THAT(refused(bad), HasSubstr("nvlink_peers: 1024 is not a GPU index"));
+  bad = info;
+  for (int i = 0; i < 16; ++i) *bad.add_nics() = *nic;
+  EXPECT_THAT(refused(bad), HasSubstr("nics: 17 listed; allowed: up to 16"));
+  bad = info;
+  bad.mutable_nics(0)->set_name("");
+  EXPECT_THAT(refused(bad), HasSubstr("nics[0].name"));
+  bad = info;
+  bad.mutable_nics(0)->set_kind("wifi");
+  EXPECT_THAT(refused(bad),
+              HasSubstr("nics[0].kind: 'wifi'; allowed: infiniband, "
+                        "ethernet, other"));
+  bad = info;
+  bad.mutable_nics(0)->set_state("flapping");
+  EXPECT_THAT(refused(bad), HasSubstr("nics[0].state"));
+  // A heartbeat's workers are held to the same bounds.
+  auto id = m.Register(info);
+  ASSERT_TRUE(id.ok());
+  std::vector<v1::WorkerInfo> workers = Workers(info);
+  workers[0].set_gpu_model(std::string(65, 'm'));
+  EXPECT_THAT(
+      std::string(m.Heartbeat(id->agent_id, workers).status().message()),
+      HasSubstr("gpu_model"));
+}
+
 TEST_F(MembershipTest, HeartbeatsWithFakeWorkersAreRefusedAndKeepNoLease) {
   Membership& m = Make({});
   auto registered = m.Register(Agent("node-a", 2));

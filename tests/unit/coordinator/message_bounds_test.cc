@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/sweep_spec.h"
+#include "daemon/core/topology_limits.h"
 #include "fabricpulse/v1/agent.pb.h"
 #include "fabricpulse/v1/coordinator.pb.h"
 #include "gtest/gtest.h"
@@ -29,6 +30,11 @@ v1::WorkerInfo LongestWorker(int index) {
   w.set_gpu_busy(true);
   w.set_gpu_other_processes(std::numeric_limits<int32_t>::max());
   w.set_free_memory_bytes(std::numeric_limits<uint64_t>::max());
+  w.set_gpu_model(Long(core::kMaxGpuModelLength, 'm'));
+  w.set_pci_bus_id(Long(core::kMaxPciBusIdLength, 'p'));
+  for (size_t i = 0; i < core::kMaxNvlinkPeersPerGpu; ++i) {
+    w.add_nvlink_peers(1023);  // the largest index: two bytes each
+  }
   return w;
 }
 
@@ -45,6 +51,13 @@ v1::AgentInfo LongestAgent(int workers) {
   a.set_instance_id(Long(core::kMaxIdLength, 'x'));
   a.set_boot_id(Long(core::kMaxIdLength, 'y'));
   for (int i = 0; i < workers; ++i) *a.add_workers() = LongestWorker(i);
+  for (size_t i = 0; i < core::kMaxNicsPerAgent; ++i) {
+    v1::NicInfo* nic = a.add_nics();
+    nic->set_name(Long(core::kMaxNicNameLength, 'e'));
+    nic->set_kind("infiniband");
+    nic->set_state("unknown");
+    nic->set_speed_bits_per_second(std::numeric_limits<uint64_t>::max());
+  }
   return a;
 }
 

@@ -51,13 +51,16 @@ class SweepRecorderTest : public ::testing::Test {
   // A finished sweep of `plan` whose one step (all_reduce, kBytes) took
   // `seconds`.
   void AddPastSweep(const std::string& plan, double seconds,
-                    const std::string& status = kSweepSucceeded) {
+                    const std::string& status = kSweepSucceeded,
+                    const std::string& version = "",
+                    const std::string& topology = kTopology) {
     SweepRecord r;
     r.id = absl::StrCat("past-", ++past_);
     r.plan = plan;
     r.trigger = "cli";
     r.nranks = kRanks;
-    r.topology = kTopology;
+    r.topology = topology;
+    r.backend_version = version;
     r.started = absl::FromUnixSeconds(1'700'000'000 + past_);
     ASSERT_TRUE(history_->BeginSweep(r).ok());
     StepRecord step;
@@ -83,7 +86,8 @@ class SweepRecorderTest : public ::testing::Test {
     SweepPlan sweep;
     sweep.sweep_id = absl::StrCat("now-", ++now_);
     sweep.plan_name = plan;
-    sweep.topology = kTopology;
+    sweep.topology = now_topology_;
+    sweep.backend_version = now_version_;
     sweep.rank_nodes = {"node-a", "node-a", "node-b", "node-b"};
     sweep.nranks = kRanks;
     SweepRecorder recorder(sweep, "cli", &config_, history_.get(),
@@ -140,6 +144,17 @@ class SweepRecorderTest : public ::testing::Test {
   std::unique_ptr<CoordinatorMetrics> metrics_;
   int past_ = 0;
   int now_ = 0;
+  // What Record's sweeps run on.
+  std::string now_version_;
+  std::string now_topology_ = kTopology;
+
+  // The baseline change the newest sweep's history record keeps.
+  std::string StoredChange() {
+    auto newest = history_->ListSweeps(1);
+    EXPECT_TRUE(newest.ok()) << newest.status();
+    return newest.ok() && !newest->empty() ? newest->at(0).baseline_change
+                                           : "(none)";
+  }
 };
 
 TEST_F(SweepRecorderTest, ASucceededPlanSweepPublishesItsRegression) {
@@ -219,6 +234,83 @@ TEST_F(SweepRecorderTest, UnfinishedSweepsNeverEnterTheBaseline) {
   EXPECT_EQ(result.baseline_sweeps(), 5);
   EXPECT_DOUBLE_EQ(result.baseline_time_seconds(), 100e-6);
   EXPECT_FALSE(result.regression());
+}
+
+std::string BaselineChanges(prometheus::Registry& registry,
+                            const std::string& cause) {
+  return ValueOf(Serialize(registry),
+                 absl::StrCat("fabricpulse_baseline_changes_total{cause=\"",
+                              cause, "\",plan=\"nightly\"}"));
+}
+
+// Same version and topology: the baseline applies and a slowdown regresses
+// (the tests above), and the sweep carries no baseline change note.
+TEST_F(SweepRecorderTest, SameVersionAndTopologyJudgeAsUsual) {
+  for (int i = 0; i < 5; ++i) {
+    AddPastSweep("nightly", 100e-6, kSweepSucceeded, "nccl 2.28.9");
+  }
+  now_version_ = "nccl 2.28.9";
+  EXPECT_TRUE(Record("nightly", 1e-3, absl::OkStatus()).regression());
+  EXPECT_EQ(StoredChange(), "");
+  EXPECT_EQ(BaselineChanges(registry_, "backend_version"), "");
+}
+
+TEST_F(SweepRecorderTest, AnUpgradeIsAChangeNotARegression) {
+  for (int i = 0; i < 5; ++i) {
+    AddPastSweep("nightly", 100e-6, kSweepSucceeded, "nccl 2.28.9");
+  }
+  now_version_ = "nccl 2.29.1";
+  v1::StepResult result = Record("nightly", 1e-3, absl::OkStatus());
+  EXPECT_FALSE(result.regression());
+  EXPECT_EQ(result.baseline_sweeps(), 0);
+  EXPECT_FALSE(result.has_baseline_time_seconds());
+  EXPECT_EQ(StoredChange(),
+            "nccl 2.28.9 -> nccl 2.29.1: new baseline from this sweep");
+  EXPECT_EQ(BaselineChanges(registry_, "backend_version"), "1");
+  EXPECT_EQ(BaselineChanges(registry_, "topology"), "");
+  EXPECT_EQ(Metric("fabricpulse_regression", "nightly"), "0");
+  // Said once: the next sweep of the new version has nothing to say, and
+  // is judged against the new version's sweeps only (one: no baseline).
+  result = Record("nightly", 1e-3, absl::OkStatus());
+  EXPECT_EQ(StoredChange(), "");
+  EXPECT_EQ(result.baseline_sweeps(), 0);
+  EXPECT_EQ(BaselineChanges(registry_, "backend_version"), "1");
+}
+
+TEST_F(SweepRecorderTest, AFailedSweepAfterAChangeLeavesItToTheNext) {
+  for (int i = 0; i < 5; ++i) AddPastSweep("nightly", 100e-6);
+  now_version_ = "0.6";
+  Record("nightly", 1e-3, absl::DeadlineExceededError("hung"));
+  EXPECT_NE(StoredChange(), "");
+  EXPECT_EQ(BaselineChanges(registry_, "backend_version"), "");
+  // The plan's newest good sweep is still of the old version.
+  EXPECT_FALSE(Record("nightly", 1e-3, absl::OkStatus()).regression());
+  EXPECT_NE(StoredChange(), "");
+  EXPECT_EQ(BaselineChanges(registry_, "backend_version"), "1");
+}
+
+TEST_F(SweepRecorderTest, OtherHardwareOnTheSameMembersIsAChange) {
+  const std::string h100 =
+      absl::StrCat(kTopology, ";gpu=NVIDIA H100;nvlink=full");
+  for (int i = 0; i < 5; ++i) {
+    AddPastSweep("nightly", 100e-6, kSweepSucceeded, "", h100);
+  }
+  now_topology_ = absl::StrCat(kTopology, ";gpu=NVIDIA H200;nvlink=partial");
+  v1::StepResult result = Record("nightly", 1e-3, absl::OkStatus());
+  EXPECT_FALSE(result.regression());
+  EXPECT_EQ(result.baseline_sweeps(), 0);
+  EXPECT_EQ(StoredChange(),
+            "topology gpu=NVIDIA H100;nvlink=full -> gpu=NVIDIA "
+            "H200;nvlink=partial: new baseline from this sweep");
+  EXPECT_EQ(BaselineChanges(registry_, "topology"), "1");
+}
+
+TEST_F(SweepRecorderTest, OtherMembersAreAnotherBaselineNotAChange) {
+  for (int i = 0; i < 5; ++i) {
+    AddPastSweep("nightly", 100e-6, kSweepSucceeded, "", "gloo|node-c:4");
+  }
+  Record("nightly", 1e-3, absl::OkStatus());
+  EXPECT_EQ(StoredChange(), "");
 }
 
 }  // namespace
