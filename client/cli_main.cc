@@ -56,6 +56,24 @@ struct CommandSet {
   std::string abort_sweep_id;
 };
 
+// Shared by sweep and results (output_options.h, docs/json.md).
+constexpr char kOutputHelp[] =
+    "table (nccl-tests' layout), json (one document of schema "
+    "fabricpulse.sweeps/v1: docs/json.md) or csv (the same step columns)";
+constexpr char kBwUnitHelp[] =
+    "GBps (1e9 bytes/s) or Gbps (1e9 bits/s). Default: GB/s in the table; "
+    "bytes per second in JSON and CSV, whose keys name the unit "
+    "(busbw_bytes_per_second; with --bw-unit busbw_gigabytes_per_second or "
+    "busbw_gigabits_per_second)";
+constexpr char kRawHelp[] =
+    "Plain numbers in base units (seconds, bytes per second) in every "
+    "format; the table loses its unit rows; overrides --bw-unit";
+constexpr char kTimeAcrossRanksHelp[] =
+    "Which rank time the table's time and bandwidth columns use: avg (the "
+    "ranks' mean, nccl-tests' -a default), min or max (the slowest rank, "
+    "what the coordinator's busbw, baselines, regressions and gates always "
+    "use). JSON and CSV carry all three (min_/mean_/max_rank_time_seconds)";
+
 void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   auto* plan = sweep->add_option(
       "--plan", f.plan,
@@ -135,12 +153,13 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       ->capture_default_str();
   sweep->add_option("--nodes", f.nodes, "Nodes to run on (default: all)")
       ->delimiter(',');
-  sweep->add_option("--output", f.output, "table, json or csv")
+  sweep->add_option("--output", f.output, kOutputHelp)->capture_default_str();
+  sweep->add_option("--bw-unit", f.bw_unit, kBwUnitHelp);
+  sweep->add_flag("--raw", f.raw, kRawHelp);
+  sweep
+      ->add_option("--time-across-ranks", f.time_across_ranks,
+                   kTimeAcrossRanksHelp)
       ->capture_default_str();
-  sweep->add_option("--bw-unit", f.bw_unit, "GBps (bytes) or Gbps (bits)")
-      ->capture_default_str();
-  sweep->add_flag("--raw", f.raw,
-                  "Plain numbers in base units (s, B/s), no unit rows");
   sweep->add_flag("--fresh-comm", f.fresh_comm,
                   "Build a new communicator (measures its init time)");
   sweep->add_flag("--fail-on-regression", f.fail_on_regression,
@@ -201,15 +220,14 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->check(CLI::Range(1, 1000))
       ->excludes(sweep_id)
       ->capture_default_str();
-  set.results
-      ->add_option("--output", set.results_flags.output, "table, json or csv")
+  set.results->add_option("--output", set.results_flags.output, kOutputHelp)
       ->capture_default_str();
+  set.results->add_option("--bw-unit", set.results_flags.bw_unit, kBwUnitHelp);
+  set.results->add_flag("--raw", set.results_flags.raw, kRawHelp);
   set.results
-      ->add_option("--bw-unit", set.results_flags.bw_unit,
-                   "GBps (bytes) or Gbps (bits)")
+      ->add_option("--time-across-ranks", set.results_flags.time_across_ranks,
+                   kTimeAcrossRanksHelp)
       ->capture_default_str();
-  set.results->add_flag("--raw", set.results_flags.raw,
-                        "Plain numbers in base units");
   set.diagnose = app.add_subcommand(
       "diagnose",
       "Say whether a sweep is running, stalled, failed or aborted, and name "

@@ -57,6 +57,26 @@ absl::Status ValidateNodes(const v1::SweepRequest& request) {
   return absl::OkStatus();
 }
 
+std::vector<v1::RankPlacement> RankPlacements(
+    const std::vector<v1::AgentInfo>& agents) {
+  const auto assignments = SweepRunner::AssignRanks(agents);
+  std::vector<v1::RankPlacement> ranks;
+  for (size_t a = 0; a < agents.size(); ++a) {
+    for (int w = 0; w < agents[a].workers_size(); ++w) {
+      const v1::WorkerInfo& worker = agents[a].workers(w);
+      v1::RankPlacement placement;
+      placement.set_rank(assignments[a][w].rank());
+      placement.set_node(agents[a].node_name());
+      placement.set_local_index(worker.local_index());
+      placement.set_gpu(worker.gpu());
+      placement.set_gpu_model(worker.gpu_model());
+      placement.set_pci_bus_id(worker.pci_bus_id());
+      ranks.push_back(std::move(placement));
+    }
+  }
+  return ranks;
+}
+
 absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
   const auto answers =
       DescribeAll(*clients_, agents, timeouts_.AgentRpc(), clock_);
@@ -171,6 +191,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
       plan.rank_nodes.push_back(a.node_name());
     }
   }
+  plan.ranks = RankPlacements(*agents);
   plan.topology = absl::StrCat(plan.backend, ":", absl::StrJoin(parts, ","));
   plan.membership_epoch = membership_->epoch();
   plan.comm_id = naming_->CommId(*agents, plan.membership_epoch, clock_->Now());

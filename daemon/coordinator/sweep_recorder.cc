@@ -41,6 +41,9 @@ absl::Status SweepRecorder::Begin() {
   record.topology = plan_.topology;
   record.backend = plan_.backend;
   record.backend_version = plan_.backend_version;
+  for (const v1::RankPlacement& r : plan_.ranks) {
+    record.ranks.push_back(RankRecordFromPlacement(r));
+  }
   record.started = clock_->Now();
   record.status = kSweepRunning;
   absl::Status begun = history_->BeginSweep(record);

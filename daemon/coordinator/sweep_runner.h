@@ -32,6 +32,8 @@ struct SweepPlan {
   std::string backend_version;
   // Node of each global rank, for naming the slowest rank's node.
   std::vector<std::string> rank_nodes;
+  // Where each global rank runs, by rank (RankPlacements).
+  std::vector<v1::RankPlacement> ranks;
   std::string comm_id;
   uint64_t membership_epoch = 0;  // the epoch the plan was made at
   // How long agents keep running the sweep without an answered heartbeat.

@@ -42,7 +42,9 @@ CliResult RunBinary(const std::string& binary,
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     return result;
   }
-  std::vector<std::string> argv = {BinDir() + "/" + binary};
+  // A path names a program of its own; a bare name, one of build/bin.
+  std::vector<std::string> argv = {
+      binary.find('/') == std::string::npos ? BinDir() + "/" + binary : binary};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> ptrs;
   for (auto& a : argv) ptrs.push_back(a.data());

@@ -99,6 +99,22 @@ UPDATE steps SET iterations = COALESCE((
     THEN CAST(json_extract(sweeps.spec_json, '$.iters') AS INTEGER) END
   FROM sweeps WHERE sweeps.id = steps.sweep_id), 0);
 )sql",
+    // 6: the ranks' mean time per step (NULL for steps stored before: not
+    // recorded, never derived) and where each rank of a sweep ran (none for
+    // sweeps stored before).
+    R"sql(
+ALTER TABLE steps ADD COLUMN mean_rank_time_seconds REAL;
+CREATE TABLE sweep_ranks (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  local_index INTEGER NOT NULL,
+  gpu INTEGER NOT NULL,
+  gpu_model TEXT NOT NULL,
+  pci_bus_id TEXT NOT NULL,
+  PRIMARY KEY (sweep_id, rank)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -315,7 +331,8 @@ const char kStepColumns[] =
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
     "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
-    "last_arrival_rank, arrival_lateness_seconds, iterations";
+    "last_arrival_rank, arrival_lateness_seconds, iterations, "
+    "mean_rank_time_seconds";
 
 namespace {
 
@@ -409,6 +426,7 @@ StepRecord ReadStepRow(const Statement& stmt) {
   }
   step.arrival_lateness_seconds = OptionalDouble(stmt, 24);
   step.iterations = static_cast<int>(stmt.ColumnInt(25));
+  step.mean_rank_time_seconds = OptionalDouble(stmt, 26);
   return step;
 }
 
@@ -466,6 +484,7 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   }
   BindOptionalDouble(stmt, 25, step.arrival_lateness_seconds);
   stmt.BindInt(26, step.iterations);
+  BindOptionalDouble(stmt, 27, step.mean_rank_time_seconds);
 }
 
 }  // namespace fabricpulse::coordinator

@@ -402,8 +402,11 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
     ASSERT_TRUE(store->FinishSweep("old", "succeeded", "", "", T(11)).ok());
   }
   // What a version-1 coordinator left: no straggler column, no baseline
-  // time or sweep count, no per-rank step columns, no iteration count.
+  // time or sweep count, no per-rank step columns, no iteration count, no
+  // mean rank time, no rank map.
   RawExec(
+      "DROP TABLE sweep_ranks; "
+      "ALTER TABLE steps DROP COLUMN mean_rank_time_seconds; "
       "ALTER TABLE sweeps DROP COLUMN straggler; "
       "ALTER TABLE steps DROP COLUMN baseline_time_seconds; "
       "ALTER TABLE steps DROP COLUMN baseline_sweeps; "
