@@ -59,14 +59,15 @@ absl::Status ValidateNodes(const v1::SweepRequest& request) {
 
 std::vector<v1::RankPlacement> RankPlacements(
     const std::vector<v1::AgentInfo>& agents) {
-  const auto assignments = SweepRunner::AssignRanks(agents);
+  // AssignRanks's order (agents in order, each one's workers in order);
+  // sweep_orchestrator_test holds the two to it.
   std::vector<v1::RankPlacement> ranks;
-  for (size_t a = 0; a < agents.size(); ++a) {
-    for (int w = 0; w < agents[a].workers_size(); ++w) {
-      const v1::WorkerInfo& worker = agents[a].workers(w);
+  int rank = 0;
+  for (const v1::AgentInfo& agent : agents) {
+    for (const v1::WorkerInfo& worker : agent.workers()) {
       v1::RankPlacement placement;
-      placement.set_rank(assignments[a][w].rank());
-      placement.set_node(agents[a].node_name());
+      placement.set_rank(rank++);
+      placement.set_node(agent.node_name());
       placement.set_local_index(worker.local_index());
       placement.set_gpu(worker.gpu());
       placement.set_gpu_model(worker.gpu_model());
