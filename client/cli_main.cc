@@ -155,6 +155,24 @@ void AddMatrixCommand(CLI::App& app, CommandSet& set) {
 const std::vector<std::string> kFormats = {"table", "json", "csv"};
 const std::vector<std::string> kBwUnits = {"GBps", "Gbps"};
 
+// Shared by sweep and results (output_options.h, docs/json.md).
+constexpr char kOutputHelp[] =
+    "table (nccl-tests' layout), json (one document of schema "
+    "fabricpulse.sweeps/v1: docs/json.md) or csv (the same step columns)";
+constexpr char kBwUnitHelp[] =
+    "GBps (1e9 bytes/s) or Gbps (1e9 bits/s). Default: GB/s in the table; "
+    "bytes per second in JSON and CSV, whose keys name the unit "
+    "(busbw_bytes_per_second; with --bw-unit busbw_gigabytes_per_second or "
+    "busbw_gigabits_per_second)";
+constexpr char kRawHelp[] =
+    "Plain numbers in base units (seconds, bytes per second) in every "
+    "format; the table loses its unit rows; overrides --bw-unit";
+constexpr char kTimeAcrossRanksHelp[] =
+    "Which rank time the table's time and bandwidth columns use: avg (the "
+    "ranks' mean, nccl-tests' -a default), min or max (the slowest rank, "
+    "what the coordinator's busbw, baselines, regressions and gates always "
+    "use). JSON and CSV carry all three (min_/mean_/max_rank_time_seconds)";
+
 void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   auto* plan = sweep->add_option(
       "--plan", f.plan,
@@ -239,15 +257,16 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       ->capture_default_str();
   sweep->add_option("--nodes", f.nodes, "Nodes to run on (default: all)")
       ->delimiter(',');
-  WithChoices(sweep->add_option("--output", f.output, "table, json or csv")
+  WithChoices(sweep->add_option("--output", f.output, kOutputHelp)
                   ->capture_default_str(),
               kFormats);
-  WithChoices(
-      sweep->add_option("--bw-unit", f.bw_unit, "GBps (bytes) or Gbps (bits)")
-          ->capture_default_str(),
-      kBwUnits);
-  sweep->add_flag("--raw", f.raw,
-                  "Plain numbers in base units (s, B/s), no unit rows");
+  WithChoices(sweep->add_option("--bw-unit", f.bw_unit, kBwUnitHelp), kBwUnits);
+  sweep->add_flag("--raw", f.raw, kRawHelp);
+  WithChoices(sweep
+                  ->add_option("--time-across-ranks", f.time_across_ranks,
+                               kTimeAcrossRanksHelp)
+                  ->capture_default_str(),
+              std::vector<std::string>{"avg", "min", "max"});
   sweep->add_flag("--fresh-comm", f.fresh_comm,
                   "Build a new communicator (measures its init time)");
   sweep->add_flag("--fail-on-regression", f.fail_on_regression,
@@ -362,18 +381,20 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->check(CLI::Range(1, 1000))
       ->excludes(sweep_id)
       ->capture_default_str();
-  WithChoices(set.results
-                  ->add_option("--output", set.results_flags.output,
-                               "table, json or csv")
-                  ->capture_default_str(),
-              kFormats);
-  WithChoices(set.results
-                  ->add_option("--bw-unit", set.results_flags.bw_unit,
-                               "GBps (bytes) or Gbps (bits)")
-                  ->capture_default_str(),
+  WithChoices(
+      set.results->add_option("--output", set.results_flags.output, kOutputHelp)
+          ->capture_default_str(),
+      kFormats);
+  WithChoices(set.results->add_option("--bw-unit", set.results_flags.bw_unit,
+                                      kBwUnitHelp),
               kBwUnits);
-  set.results->add_flag("--raw", set.results_flags.raw,
-                        "Plain numbers in base units");
+  set.results->add_flag("--raw", set.results_flags.raw, kRawHelp);
+  WithChoices(set.results
+                  ->add_option("--time-across-ranks",
+                               set.results_flags.time_across_ranks,
+                               kTimeAcrossRanksHelp)
+                  ->capture_default_str(),
+              std::vector<std::string>{"avg", "min", "max"});
   set.diagnose = app.add_subcommand(
       "diagnose",
       "Say whether a sweep is running, stalled, failed or aborted, and name "

@@ -9,7 +9,9 @@
 #   .tools/node/node_modules/             kubernetes-models, js-yaml,
 #                                         @kubernetes-models/prometheus-operator,
 #                                         @kubernetes-models/cert-manager,
-#                                         ajv-cli (.bin/ajv)
+#                                         ajv-cli (.bin/ajv: the chart's values
+#                                         schema, and docs/json's sweeps schema
+#                                         in json_contract_integration_test)
 #   Debian: yamllint, prometheus (promtool), nodejs/npm when missing
 #
 # With --image it also installs what tests/deploy/check_image.sh needs to build
@@ -28,7 +30,7 @@ for arg in "$@"; do
   case "$arg" in
     --image) want_image=1 ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "install-deploy-tools: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done

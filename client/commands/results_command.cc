@@ -12,6 +12,7 @@
 #include "client/output/csv_printer.h"
 #include "client/output/json_printer.h"
 #include "client/output/result_printer.h"
+#include "client/output/sweep_json.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -41,6 +42,10 @@ int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
   started.set_backend(s.backend());
   *started.mutable_spec() = s.spec();
   started.set_plan(s.plan());
+  started.mutable_ranks()->CopyFrom(s.ranks());
+  SweepContext context;
+  context.summary = s;
+  printer->Describe(context);
   printer->Begin(s.spec(), started);
   v1::SweepCommReady comm;
   comm.set_reused(s.comm_reused());
@@ -61,32 +66,17 @@ int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
   return kExitOk;
 }
 
-int PrintList(const v1::ListSweepsResponse& resp, OutputFormat format) {
+int PrintList(const v1::ListSweepsResponse& resp, const OutputOptions& output) {
+  const OutputFormat format = output.format;
   if (format == OutputFormat::kJson) {
-    std::printf("[");
-    for (int i = 0; i < resp.sweeps_size(); ++i) {
-      const auto& s = resp.sweeps(i);
-      std::printf(
-          "%s\n  {\"sweep_id\": %s, \"plan\": %s, \"trigger\": %s, "
-          "\"status\": %s, \"error\": %s, \"nranks\": %d, \"nodes\": %s, "
-          "\"started_unix_s\": %.3f, \"finished_unix_s\": %.3f, \"steps\": "
-          "%d, \"regressions\": %d}",
-          i == 0 ? "" : ",", JsonString(s.sweep_id()).c_str(),
-          JsonString(s.plan()).c_str(), JsonString(s.trigger()).c_str(),
-          JsonString(s.status()).c_str(), JsonString(s.error()).c_str(),
-          s.nranks(),
-          absl::StrCat(
-              "[",
-              absl::StrJoin(s.nodes(), ", ",
-                            [](std::string* out, const std::string& n) {
-                              out->append(JsonString(n));
-                            }),
-              "]")
-              .c_str(),
-          s.started_unix_seconds(), s.finished_unix_seconds(), s.steps(),
-          s.regressions());
+    // The document of `sweep --output json`, without steps (a listing).
+    std::vector<SweepDocument> docs;
+    for (const v1::SweepSummary& s : resp.sweeps()) {
+      SweepDocument doc;
+      doc.sweep = s;
+      docs.push_back(std::move(doc));
     }
-    std::printf("\n]\n");
+    std::cout << SweepsJson(docs, output);
     return kExitOk;
   }
   if (format == OutputFormat::kCsv) {
@@ -120,9 +110,9 @@ int PrintList(const v1::ListSweepsResponse& resp, OutputFormat format) {
 }  // namespace
 
 absl::Status CheckResultsFlags(const ResultsFlags& flags) {
-  auto format = ParseOutputFormat(flags.output);
-  if (!format.ok()) return format.status();
-  return ParseBwUnit(flags.bw_unit).status();
+  return OutputOptionsFromFlags(flags.output, flags.bw_unit, flags.raw,
+                                flags.time_across_ranks)
+      .status();
 }
 
 int RunResultsCommand(const CoordinatorTarget& coordinator,
@@ -131,12 +121,8 @@ int RunResultsCommand(const CoordinatorTarget& coordinator,
     PrintError(std::string(bad.message()));
     return kExitBadInput;
   }
-  OutputOptions output;
-  auto format = ParseOutputFormat(flags.output);
-  auto unit = ParseBwUnit(flags.bw_unit);
-  output.format = *format;
-  output.unit = *unit;
-  output.raw = flags.raw;
+  const OutputOptions output = *OutputOptionsFromFlags(
+      flags.output, flags.bw_unit, flags.raw, flags.time_across_ranks);
   auto stub = ConnectCoordinator(coordinator);
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
@@ -159,7 +145,7 @@ int RunResultsCommand(const CoordinatorTarget& coordinator,
                             " older sweep(s) not listed: the answer reached "
                             "its size bound (16 MiB); ask for fewer (--last)"));
   }
-  return PrintList(resp, output.format);
+  return PrintList(resp, output);
 }
 
 }  // namespace fabricpulse::client

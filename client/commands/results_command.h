@@ -14,12 +14,13 @@ struct ResultsFlags {
   std::string sweep_id;  // one sweep, with every result
   int last = 10;         // otherwise the newest N sweeps
   std::string output = "table";
-  std::string bw_unit = "GBps";
+  std::string bw_unit;  // "": as for sweep (sweep_command.h)
   bool raw = false;
+  std::string time_across_ranks = "avg";
 };
 
-// Checks --output and --bw-unit. Errors: INVALID_ARGUMENT naming the flag
-// and what is allowed.
+// Checks --output, --bw-unit and --time-across-ranks. Errors: INVALID_ARGUMENT
+// naming the flag and what is allowed.
 absl::Status CheckResultsFlags(const ResultsFlags& flags);
 
 // Returns the exit code.

@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/sweep_context.h"
 #include "client/commands/sweep_gates.h"
 #include "client/output/progress_line.h"
 #include "client/output/result_printer.h"
@@ -92,11 +93,10 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
 absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks) {
   auto spec = SpecFromFlags(flags);
   if (!spec.ok()) return spec.status();
-  auto format = ParseOutputFormat(flags.output);
-  if (!format.ok()) return format.status();
-  auto unit = ParseBwUnit(flags.bw_unit);
-  if (!unit.ok()) return unit.status();
-  auto gates = ParseMinBusbw(flags.min_busbw, *unit);
+  auto output = OutputOptionsFromFlags(flags.output, flags.bw_unit, flags.raw,
+                                       flags.time_across_ranks);
+  if (!output.ok()) return output.status();
+  auto gates = ParseMinBusbw(flags.min_busbw, output->unit);
   if (!gates.ok()) return gates.status();
   if (auto wait = ParseSweepWait(flags.wait); !wait.ok()) return wait.status();
   if (auto mode = ParseProgressMode(flags.progress); !mode.ok()) {
@@ -131,7 +131,8 @@ int ReportRefused(const absl::Status& status) {
 
 // Reads a sweep's stream to its end, `event` being its first event, prints
 // the results and applies the gates; returns the exit code.
-int ReadSweep(grpc::ClientReaderInterface<v1::SweepEvent>& reader,
+int ReadSweep(v1::CoordinatorService::Stub& stub,
+              grpc::ClientReaderInterface<v1::SweepEvent>& reader,
               v1::SweepEvent event, const v1::SweepRequest& request,
               const OutputOptions& output, const std::vector<MinBusbw>& gates,
               const SweepFlags& flags) {
@@ -143,9 +144,20 @@ int ReadSweep(grpc::ClientReaderInterface<v1::SweepEvent>& reader,
   int total_steps = 0, done = 0;
   int64_t wrong = 0;
   std::vector<v1::StepResult> results;  // at most the sweep's step count
+  // CSV carries no metadata: it asks for none.
+  const bool describe = output.format != OutputFormat::kCsv;
+  SweepContext context;
+  std::string sweep_id;
   do {
     if (event.has_started()) {
       started = true;
+      sweep_id = event.started().sweep_id();
+      if (describe) {
+        // The history has the sweep before its first event goes out.
+        context = FetchSweepContext(stub, event.started().sweep_id(),
+                                    event.started(), /*with_pids=*/true);
+        printer->Describe(context);
+      }
       // The spec that really runs (a plan's, when --plan was given).
       const v1::SweepSpec& running =
           event.started().has_spec() ? event.started().spec() : request.spec();
@@ -173,6 +185,15 @@ int ReadSweep(grpc::ClientReaderInterface<v1::SweepEvent>& reader,
     if (finished.sweep_id().empty()) {
       finished.set_status("failed");
       finished.set_error(std::string(status.message()));
+    }
+    // The finished record, for its end time (pids stay those of the start);
+    // not asked of a coordinator that is gone.
+    if (output.format == OutputFormat::kJson &&
+        status.code() != absl::StatusCode::kUnavailable) {
+      SweepContext end = FetchSweepContext(stub, sweep_id, v1::SweepStarted(),
+                                           /*with_pids=*/false);
+      if (end.summary) context.summary = end.summary;
+      printer->Describe(context);
     }
     printer->Finish(finished);
     std::cout.flush();
@@ -214,10 +235,8 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
   }
   // Checked: every parse below succeeds.
   auto spec = SpecFromFlags(flags);
-  OutputOptions output;
-  output.format = *ParseOutputFormat(flags.output);
-  output.unit = *ParseBwUnit(flags.bw_unit);
-  output.raw = flags.raw;
+  const OutputOptions output = *OutputOptionsFromFlags(
+      flags.output, flags.bw_unit, flags.raw, flags.time_across_ranks);
   absl::StatusOr<std::vector<MinBusbw>> gates =
       ParseMinBusbw(flags.min_busbw, output.unit);
   auto stub = ConnectCoordinator(coordinator);
@@ -239,7 +258,7 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
     auto reader = (*stub)->RunSweep(&ctx, request);
     v1::SweepEvent event;
     if (reader->Read(&event)) {
-      return ReadSweep(*reader, event, request, output, *gates, flags);
+      return ReadSweep(**stub, *reader, event, request, output, *gates, flags);
     }
     absl::Status refused = common::FromGrpcStatus(reader->Finish());
     if (!MembersBusy(refused) || absl::Now() + pause > wait_until) {

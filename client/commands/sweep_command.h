@@ -32,8 +32,12 @@ struct SweepFlags {
   std::string timeout = "30s";
   std::vector<std::string> nodes;
   std::string output = "table";
-  std::string bw_unit = "GBps";
+  // "" (not given): GB/s in the table and --min-busbw, bytes per second in
+  // JSON and CSV (output_options.h).
+  std::string bw_unit;
   bool raw = false;
+  // avg, min or max: the table's time and bandwidths (output_options.h).
+  std::string time_across_ranks = "avg";
   bool fresh_comm = false;
   // Run this plan of the coordinator's config (then the spec flags above
   // must not be given).
@@ -68,10 +72,11 @@ bool MembersBusy(const absl::Status& status);
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags);
 
 // Checks every flag that needs no coordinator: what SpecFromFlags parses,
-// --output, --bw-unit and --min-busbw, and, without --plan and --nodes and
-// with `nranks` > 0, the spec for that many ranks (core::Validate: ops,
-// dtype, redop, root, ranges). `fabricpulse local` calls it before it starts
-// anything. Errors: INVALID_ARGUMENT naming the flag and what is allowed.
+// --output, --bw-unit, --time-across-ranks and --min-busbw, and, without --plan
+// and --nodes and with `nranks` > 0, the spec for that many ranks
+// (core::Validate: ops, dtype, redop, root, ranges). `fabricpulse local` calls
+// it before it starts anything. Errors: INVALID_ARGUMENT naming the flag and
+// what is allowed.
 absl::Status CheckSweepFlags(const SweepFlags& flags, int nranks = 0);
 
 // Returns the exit code: 0 success; 1 the sweep failed or its data check

@@ -23,7 +23,7 @@ void CsvPrinter::CommReady(const v1::SweepCommReady& ready) {}
 void CsvPrinter::Add(const v1::StepResult& result) {
   MaybeWriteHeader();
   std::vector<std::string> cells;
-  for (const ResultField& field : ResultFields(result, options_.unit)) {
+  for (const ResultField& field : ResultFields(result, options_)) {
     const bool quoted = field.kind == ResultField::Kind::kString ||
                         field.kind == ResultField::Kind::kObject;
     cells.push_back(quoted ? CsvField(field.text) : field.text);
@@ -40,7 +40,7 @@ void CsvPrinter::Finish(const v1::SweepFinished& finished) {
 void CsvPrinter::MaybeWriteHeader() {
   if (header_written_) return;
   header_written_ = true;
-  out_ << absl::StrJoin(ResultFieldNames(), ",") << "\n";
+  out_ << absl::StrJoin(ResultFieldNames(options_), ",") << "\n";
 }
 
 std::string CsvField(absl::string_view field) {

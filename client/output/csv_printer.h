@@ -10,8 +10,11 @@
 
 namespace fabricpulse::client {
 
-// Columns are ResultFieldNames() (result_fields.h), bandwidths in
-// `options.unit`; `options.raw` is ignored (the column names carry units).
+// Columns are ResultFieldNames(options) (result_fields.h), the same keys as
+// the JSON document's steps, each naming its unit: times in seconds,
+// bandwidths in MachineBwUnit(options) (bytes per second unless --bw-unit
+// is given; always with --raw). A pairwise step's pairs are not in CSV (see
+// the JSON document).
 // The header is written at Begin (or before the first line if Begin was not
 // called); each result line is flushed as it is written. Finish writes
 // nothing, so the output stays one table; the sweep's status is the caller's

@@ -1,4 +1,5 @@
-// JSON: one pretty-printed document (2-space indent) written at Finish.
+// JSON: the versioned sweeps document (sweep_json.h, docs/json.md) of one
+// sweep, pretty-printed, written at Finish.
 #pragma once
 
 #include <optional>
@@ -6,25 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
+#include "client/output/json_writer.h"
 #include "client/output/output_options.h"
 #include "client/output/result_printer.h"
 
 namespace fabricpulse::client {
 
-// The document:
-//   {"sweep_id", "status", "error" (only when non-empty), "nranks",
-//    "backend", "nodes": [...], "max_bytes_auto" (only with --max-bytes
-//    auto: MaxBytesAutoJson), "bw_unit": "GBps"|"Gbps", "comm_reused",
-//    "comm_init_s", "duration_s", "results": [{ResultFieldNames()...}]}
-// Bandwidths are in `options.unit`; `options.raw` is ignored (the keys name
-// their units). Non-finite numbers are null; so are comm_reused and
-// comm_init_s when CommReady never came. Nothing is written before Finish,
-// and nothing at all if Finish is never called.
+// The document's one sweep takes its metadata from the last Describe's
+// history record (trigger, times, backend version, topology, rank map), the
+// worker pids from its context, and the rest from the events: status,
+// error, straggler and duration from Finish, the communicator from
+// CommReady (null when it never came), the steps as they arrived. What no
+// source gave is null. Nothing is written before Finish, and nothing at all
+// if Finish is never called.
 class JsonPrinter : public ResultPrinter {
  public:
   JsonPrinter(const OutputOptions& options, std::ostream& out);
 
+  void Describe(const SweepContext& context) override;
   void Begin(const v1::SweepSpec& spec,
              const v1::SweepStarted& started) override;
   void CommReady(const v1::SweepCommReady& ready) override;
@@ -34,14 +34,11 @@ class JsonPrinter : public ResultPrinter {
  private:
   const OutputOptions options_;
   std::ostream& out_;
+  SweepContext context_;
+  v1::SweepSpec spec_;
   v1::SweepStarted started_;
-  std::string max_bytes_auto_;  // MaxBytesAutoJson of the spec
   std::optional<v1::SweepCommReady> ready_;
-  std::vector<v1::StepResult> results_;
+  std::vector<v1::StepResult> results_;  // at most the sweep's steps
 };
-
-// `text` as a JSON string literal, quotes included. Escapes '"', '\\' and
-// control characters; other bytes (UTF-8) pass through.
-std::string JsonString(absl::string_view text);
 
 }  // namespace fabricpulse::client

@@ -12,29 +12,35 @@
 namespace fabricpulse::client {
 namespace {
 
-ResultField String(absl::string_view key, absl::string_view text) {
-  return {key, ResultField::Kind::kString, std::string(text)};
+ResultField String(std::string key, absl::string_view text) {
+  return {std::move(key), ResultField::Kind::kString, std::string(text)};
 }
 
-ResultField Integer(absl::string_view key, int64_t value) {
-  return {key, ResultField::Kind::kLiteral, absl::StrCat(value)};
+ResultField Integer(std::string key, int64_t value) {
+  return {std::move(key), ResultField::Kind::kLiteral, absl::StrCat(value)};
 }
 
-ResultField Unsigned(absl::string_view key, uint64_t value) {
-  return {key, ResultField::Kind::kLiteral, absl::StrCat(value)};
+ResultField Unsigned(std::string key, uint64_t value) {
+  return {std::move(key), ResultField::Kind::kLiteral, absl::StrCat(value)};
 }
 
-ResultField Bool(absl::string_view key, bool value) {
-  return {key, ResultField::Kind::kLiteral, value ? "true" : "false"};
+ResultField Bool(std::string key, bool value) {
+  return {std::move(key), ResultField::Kind::kLiteral,
+          value ? "true" : "false"};
 }
 
-ResultField Null(absl::string_view key) {
-  return {key, ResultField::Kind::kNull, ""};
+ResultField Null(std::string key) {
+  return {std::move(key), ResultField::Kind::kNull, ""};
 }
 
-ResultField Number(absl::string_view key, double value) {
-  if (!std::isfinite(value)) return {key, ResultField::Kind::kNull, ""};
-  return {key, ResultField::Kind::kLiteral, FormatNumber(value)};
+ResultField Number(std::string key, double value) {
+  if (!std::isfinite(value)) return Null(std::move(key));
+  return {std::move(key), ResultField::Kind::kLiteral, FormatNumber(value)};
+}
+
+// A value that may be absent: Number when `present`, else null.
+ResultField Optional(std::string key, bool present, double value) {
+  return present ? Number(std::move(key), value) : Null(std::move(key));
 }
 
 ResultField WrongByRank(const v1::StepResult& result) {
@@ -58,41 +64,21 @@ std::string DisplayRedop(const v1::StepKey& step) {
   return step.redop();
 }
 
-const std::vector<absl::string_view>& ResultFieldNames() {
-  static const auto* const kNames =
-      new std::vector<absl::string_view>{"op",
-                                         "bytes",
-                                         "count",
-                                         "dtype",
-                                         "redop",
-                                         "root",
-                                         "in_place",
-                                         "time_us",
-                                         "algbw_gbps",
-                                         "busbw_gbps",
-                                         "wrong",
-                                         "slowest_rank",
-                                         "min_rank_time_us",
-                                         "max_rank_time_us",
-                                         "p50_us",
-                                         "p99_us",
-                                         "wrong_by_rank",
-                                         "last_arrival_rank",
-                                         "arrival_lateness_us",
-                                         "regression",
-                                         "baseline_sweeps",
-                                         "judged_on",
-                                         "baseline_time_us",
-                                         "baseline_busbw_gbps",
-                                         "iterations"};
-  return *kNames;
+std::vector<std::string> ResultFieldNames(const OutputOptions& options) {
+  std::vector<std::string> names;
+  for (const ResultField& field : ResultFields(v1::StepResult(), options)) {
+    names.push_back(field.key);
+  }
+  return names;
 }
 
 std::vector<ResultField> ResultFields(const v1::StepResult& result,
-                                      BwUnit unit) {
+                                      const OutputOptions& options) {
   const v1::StepKey& step = result.step();
+  const std::string bw(MachineBwUnit(options));
   const bool baseline = result.baseline_sweeps() > 0;
   return {
+      Integer("index", step.index()),
       String("op", step.op()),
       Unsigned("bytes", step.bytes()),
       Unsigned("count", step.count()),
@@ -100,40 +86,57 @@ std::vector<ResultField> ResultFields(const v1::StepResult& result,
       String("redop", DisplayRedop(step)),
       Integer("root", step.root()),
       Bool("in_place", step.in_place()),
-      Number("time_us", ToMicros(result.time_seconds())),
-      Number("algbw_gbps", ToBwUnit(unit, result.algbw_bytes_per_second())),
-      Number("busbw_gbps", ToBwUnit(unit, result.busbw_bytes_per_second())),
+      step.has_round() && step.round() >= 0 ? Integer("round", step.round())
+                                            : Null("round"),
+      Number("time_seconds", result.time_seconds()),
+      Number("algbw_" + bw,
+             ToMachineBw(options, result.algbw_bytes_per_second())),
+      Number("busbw_" + bw,
+             ToMachineBw(options, result.busbw_bytes_per_second())),
       Integer("wrong", result.wrong()),
       Integer("slowest_rank", result.slowest_rank()),
-      Number("min_rank_time_us", ToMicros(result.min_rank_time_seconds())),
-      Number("max_rank_time_us", ToMicros(result.max_rank_time_seconds())),
-      result.has_p50_seconds()
-          ? Number("p50_us", ToMicros(result.p50_seconds()))
-          : Null("p50_us"),
-      result.has_p99_seconds()
-          ? Number("p99_us", ToMicros(result.p99_seconds()))
-          : Null("p99_us"),
+      Number("min_rank_time_seconds", result.min_rank_time_seconds()),
+      Optional("mean_rank_time_seconds", result.has_mean_rank_time_seconds(),
+               result.mean_rank_time_seconds()),
+      Number("max_rank_time_seconds", result.max_rank_time_seconds()),
+      Optional("p50_seconds", result.has_p50_seconds(), result.p50_seconds()),
+      Optional("p99_seconds", result.has_p99_seconds(), result.p99_seconds()),
       WrongByRank(result),
       result.has_last_arrival_rank()
           ? Integer("last_arrival_rank", result.last_arrival_rank())
           : Null("last_arrival_rank"),
-      result.has_arrival_lateness_seconds()
-          ? Number("arrival_lateness_us",
-                   ToMicros(result.arrival_lateness_seconds()))
-          : Null("arrival_lateness_us"),
+      Optional("arrival_lateness_seconds",
+               result.has_arrival_lateness_seconds(),
+               result.arrival_lateness_seconds()),
       Bool("regression", result.regression()),
       Integer("baseline_sweeps", result.baseline_sweeps()),
       baseline ? String("judged_on", JudgedOnTime(result) ? "time" : "busbw")
                : Null("judged_on"),
-      baseline
-          ? Number("baseline_time_us", ToMicros(result.baseline_time_seconds()))
-          : Null("baseline_time_us"),
-      baseline
-          ? Number("baseline_busbw_gbps",
-                   ToBwUnit(unit, result.baseline_busbw_bytes_per_second()))
-          : Null("baseline_busbw_gbps"),
+      Optional("baseline_time_seconds", baseline,
+               result.baseline_time_seconds()),
+      Optional("baseline_busbw_" + bw, baseline,
+               ToMachineBw(options, result.baseline_busbw_bytes_per_second())),
       result.iterations() > 0 ? Integer("iterations", result.iterations())
                               : Null("iterations"),
+  };
+}
+
+std::vector<ResultField> PairFields(const v1::PairResult& pair,
+                                    const OutputOptions& options) {
+  const std::string bw(MachineBwUnit(options));
+  return {
+      Integer("rank_a", pair.rank_a()),
+      Integer("rank_b", pair.rank_b()),
+      String("node_a", pair.node_a()),
+      String("node_b", pair.node_b()),
+      String("path", pair.path()),
+      Number("time_seconds", pair.time_seconds()),
+      Number("algbw_" + bw,
+             ToMachineBw(options, pair.algbw_bytes_per_second())),
+      Number("busbw_" + bw,
+             ToMachineBw(options, pair.busbw_bytes_per_second())),
+      Integer("wrong", pair.wrong()),
+      Bool("flagged", pair.flagged()),
   };
 }
 

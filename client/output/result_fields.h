@@ -1,5 +1,6 @@
 // One step result as named fields, shared by the JSON and CSV printers so
-// that both carry the same columns in the same order.
+// that both carry the same columns in the same order, each key naming its
+// unit (docs/json.md).
 #pragma once
 
 #include <string>
@@ -24,30 +25,40 @@ struct ResultField {
                // CSV field
     kObject,   // a JSON object, written as is in JSON and quoted in CSV
   };
-  absl::string_view key;
+  std::string key;
   Kind kind = Kind::kLiteral;
   std::string text;
 };
 
-// The key names, in order: op, bytes, count, dtype, redop, root, in_place,
-// time_us, algbw_gbps, busbw_gbps, wrong, slowest_rank, min_rank_time_us,
-// max_rank_time_us, p50_us, p99_us, wrong_by_rank, last_arrival_rank,
-// arrival_lateness_us, regression, baseline_sweeps, judged_on,
-// baseline_time_us, baseline_busbw_gbps, iterations. p50_us, p99_us,
-// last_arrival_rank and
-// arrival_lateness_us are null when not measured; wrong_by_rank is an
+// The key names, in order, with U = MachineBwUnit(options) (units.h):
+// index, op, bytes, count, dtype, redop, root, in_place, round,
+// time_seconds, algbw_U, busbw_U, wrong, slowest_rank,
+// min_rank_time_seconds, mean_rank_time_seconds, max_rank_time_seconds,
+// p50_seconds, p99_seconds, wrong_by_rank, last_arrival_rank,
+// arrival_lateness_seconds, regression, baseline_sweeps, judged_on,
+// baseline_time_seconds, baseline_busbw_U, iterations.
+//
+// time_seconds and the bandwidths are the slowest rank's (the
+// coordinator's figures, which baselines and regressions use);
+// --time-across-ranks changes only the table. Null when not measured or
+// not known: round (not a pairwise matrix step), mean_rank_time_seconds
+// (history stored before it was recorded: never derived), p50_seconds and
+// p99_seconds, last_arrival_rank and arrival_lateness_seconds; judged_on,
+// baseline_time_seconds and baseline_busbw_U when the step has no baseline
+// (baseline_sweeps 0; judged_on is "time" for latency-bound steps, else
+// "busbw"); iterations for history stored without it. wrong_by_rank is an
 // object of rank (as a string key) to wrong count, only nonzero ranks ({}
-// on a clean step). Of the baseline fields,
-// judged_on, baseline_time_us and baseline_busbw_gbps are null (empty in
-// CSV) when the step has no baseline (baseline_sweeps 0); judged_on is
-// "time" for latency-bound steps, else "busbw". iterations is the timed
-// iterations every rank ran (the spec's iters, or what adaptive iteration
-// counts chose); null for history stored without it.
-const std::vector<absl::string_view>& ResultFieldNames();
+// on a clean step).
+std::vector<std::string> ResultFieldNames(const OutputOptions& options);
 
-// The fields of `result` in ResultFieldNames() order. Times are in
-// microseconds; algbw_gbps and busbw_gbps are in `unit` (GB/s or Gbit/s).
+// The fields of `result` in ResultFieldNames(options) order.
 std::vector<ResultField> ResultFields(const v1::StepResult& result,
-                                      BwUnit unit);
+                                      const OutputOptions& options);
+
+// The fields of one pair of a pairwise matrix step, in this order:
+// rank_a, rank_b, node_a, node_b, path, time_seconds, algbw_U, busbw_U,
+// wrong, flagged.
+std::vector<ResultField> PairFields(const v1::PairResult& pair,
+                                    const OutputOptions& options);
 
 }  // namespace fabricpulse::client

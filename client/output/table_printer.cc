@@ -10,8 +10,11 @@
 #include "client/output/baseline_comparison.h"
 #include "client/output/max_bytes_auto_text.h"
 #include "client/output/result_fields.h"
+#include "client/output/table_devices.h"
 #include "client/output/units.h"
+#include "daemon/core/dtype.h"
 #include "daemon/core/op_traits.h"
+#include "daemon/core/redop.h"
 #include "daemon/core/straggler.h"
 
 namespace fabricpulse::client {
@@ -55,6 +58,18 @@ std::string Center(absl::string_view label, int width) {
   return text;
 }
 
+// The names the rows use ("float" for --dtype fp32); a name the core does
+// not know is shown as given.
+std::string CanonicalDType(const std::string& name) {
+  absl::StatusOr<core::DType> dtype = core::ParseDType(name);
+  return dtype.ok() ? std::string(core::DTypeName(*dtype)) : name;
+}
+
+std::string CanonicalRedOp(const std::string& name) {
+  absl::StatusOr<core::RedOp> redop = core::ParseRedOp(name);
+  return redop.ok() ? std::string(core::RedOpName(*redop)) : name;
+}
+
 std::string CommentLines(absl::string_view text) {
   return absl::StrReplaceAll(text, {{"\n", "\n# "}});
 }
@@ -63,6 +78,8 @@ std::string CommentLines(absl::string_view text) {
 
 TablePrinter::TablePrinter(const OutputOptions& options, std::ostream& out)
     : options_(options), out_(out) {}
+
+void TablePrinter::Describe(const SweepContext& context) { context_ = context; }
 
 void TablePrinter::Begin(const v1::SweepSpec& spec,
                          const v1::SweepStarted& started) {
@@ -88,6 +105,7 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
       "# fabricpulse sweep %s: %d ranks on %d node%s (%s), backend %s\n",
       started.sweep_id(), started.nranks(), started.nodes_size(),
       started.nodes_size() == 1 ? "" : "s", node_list, started.backend());
+  out_ << BackendVersionLine(started, context_);
   const std::string step = spec.step_bytes() > 0
                                ? absl::StrCat(spec.step_bytes(), "(bytes)")
                                : absl::StrCat(spec.factor(), "(factor)");
@@ -95,7 +113,7 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
       "# ops: %s  minBytes: %d  maxBytes: %d  step: %s  dtype: %s  redop: %s  "
       "root: %d\n",
       absl::StrJoin(spec.ops(), ", "), spec.min_bytes(), spec.max_bytes(), step,
-      spec.dtype(), spec.redop(), spec.root());
+      CanonicalDType(spec.dtype()), CanonicalRedOp(spec.redop()), spec.root());
   out_ << MaxBytesAutoLine(spec);
   out_ << absl::StrFormat(
       "# warmup iters: %d  iters: %s  validation: %d  graph: %d  placement: "
@@ -116,6 +134,11 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
                                  ? absl::Seconds(a.step_time_cap_seconds())
                                  : core::kDefaultStepTimeCap));
   }
+  out_ << "# time across ranks: "
+       << TimeAcrossRanksName(options_.time_across_ranks)
+       << " (--time-across-ranks; regressions and gates use the slowest "
+          "rank)\n";
+  out_ << UsingDevicesBlock(started, context_);
   out_.flush();
 }
 
@@ -131,7 +154,9 @@ void TablePrinter::CommReady(const v1::SweepCommReady& ready) {
 
 void TablePrinter::Add(const v1::StepResult& result) {
   const v1::StepKey& step = result.step();
-  if (std::isfinite(result.busbw_bytes_per_second())) {
+  const std::optional<ReportedFigures> shown =
+      Reported(result, options_.time_across_ranks);
+  if (shown && std::isfinite(shown->busbw_bytes_per_second)) {
     auto op = std::find_if(
         busbw_by_op_.begin(), busbw_by_op_.end(),
         [&](const BusbwSum& b) { return b.op == result.step().op(); });
@@ -139,7 +164,7 @@ void TablePrinter::Add(const v1::StepResult& result) {
       busbw_by_op_.push_back({result.step().op()});
       op = busbw_by_op_.end() - 1;
     }
-    op->sum += result.busbw_bytes_per_second();
+    op->sum += shown->busbw_bytes_per_second;
     ++op->count;
   }
   wrong_total_ += result.wrong();
@@ -205,6 +230,12 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
                                    BwUnitLabel(options_.unit)))
          << (busbw_by_op_.size() > 1 ? absl::StrCat(" (", b.op, ")") : "")
          << "\n";
+  }
+  if (unreported_ > 0) {
+    out_ << absl::StrFormat(
+        "# Time across ranks   : %s not recorded for %d result(s) (stored "
+        "before it was): shown as n/a; --time-across-ranks max shows them\n",
+        TimeAcrossRanksName(options_.time_across_ranks), unreported_);
   }
   if (iterations_results_ > 0) {
     out_ << absl::StrFormat(
@@ -325,23 +356,27 @@ void TablePrinter::PrintBlockHeader(absl::string_view op) {
 }
 
 void TablePrinter::AppendHalf(const std::optional<v1::StepResult>& result,
-                              bool expected,
-                              std::vector<std::string>& cells) const {
+                              bool expected, std::vector<std::string>& cells) {
   if (!result) {
     const char* absent = expected ? "-" : "N/A";
     cells.insert(cells.end(), kHalfColumns, absent);
     return;
   }
-  if (options_.raw) {
-    cells.push_back(absl::StrFormat("%.9f", result->time_seconds()));
-    cells.push_back(absl::StrFormat("%.0f", result->algbw_bytes_per_second()));
-    cells.push_back(absl::StrFormat("%.0f", result->busbw_bytes_per_second()));
+  const std::optional<ReportedFigures> shown =
+      Reported(*result, options_.time_across_ranks);
+  if (!shown) {
+    ++unreported_;
+    cells.insert(cells.end(), kHalfColumns - 1, "n/a");
+  } else if (options_.raw) {
+    cells.push_back(absl::StrFormat("%.9f", shown->time_seconds));
+    cells.push_back(absl::StrFormat("%.0f", shown->algbw_bytes_per_second));
+    cells.push_back(absl::StrFormat("%.0f", shown->busbw_bytes_per_second));
   } else {
-    cells.push_back(FormatTableMicros(ToMicros(result->time_seconds())));
+    cells.push_back(FormatTableMicros(ToMicros(shown->time_seconds)));
     cells.push_back(absl::StrFormat(
-        "%.2f", ToBwUnit(options_.unit, result->algbw_bytes_per_second())));
+        "%.2f", ToBwUnit(options_.unit, shown->algbw_bytes_per_second)));
     cells.push_back(absl::StrFormat(
-        "%.2f", ToBwUnit(options_.unit, result->busbw_bytes_per_second())));
+        "%.2f", ToBwUnit(options_.unit, shown->busbw_bytes_per_second)));
   }
   cells.push_back(check_ ? absl::StrCat(result->wrong()) : "N/A");
 }

@@ -26,6 +26,16 @@ namespace fabricpulse::client {
 // "N/A" when the spec's check is off. The slowest rank is the out-of-place
 // result's, or the in-place one's when there is none.
 //
+// The header names the backend's version and, when the rank map is known,
+// lists the devices as nccl-tests' "# Using devices" block
+// (table_devices.h); both come from Describe's context when it is given
+// before Begin. The time column and both bandwidths are those of
+// `options.time_across_ranks` (table_devices.h's Reported; avg by default,
+// as nccl-tests): a result without that time (avg of history stored before
+// it was recorded) shows "n/a" and the footer says how many did; "Avg bus
+// bandwidth" averages the bandwidths shown. The regressions listed after
+// the table are the coordinator's verdicts, on the slowest rank.
+//
 // Bandwidths are in `options.unit` (named in the unit row). With
 // `options.raw` there is no unit row, times are in seconds and bandwidths in
 // bytes per second, as plain numbers.
@@ -42,6 +52,7 @@ class TablePrinter : public ResultPrinter {
  public:
   TablePrinter(const OutputOptions& options, std::ostream& out);
 
+  void Describe(const SweepContext& context) override;
   void Begin(const v1::SweepSpec& spec,
              const v1::SweepStarted& started) override;
   void CommReady(const v1::SweepCommReady& ready) override;
@@ -69,11 +80,14 @@ class TablePrinter : public ResultPrinter {
   void PrintBlockHeader(absl::string_view op);
   // The four cells of one placement of `row`.
   void AppendHalf(const std::optional<v1::StepResult>& result, bool expected,
-                  std::vector<std::string>& cells) const;
+                  std::vector<std::string>& cells);
   std::string FormatCells(const std::vector<std::string>& cells) const;
 
   const OutputOptions options_;
   std::ostream& out_;
+  SweepContext context_;
+  // Results whose --time-across-ranks time was not recorded.
+  int unreported_ = 0;
   core::Placement placement_ = core::Placement::kBoth;
   bool check_ = true;
   bool adaptive_ = false;  // the spec has adaptive iterations

@@ -18,6 +18,17 @@ double ToBwUnit(BwUnit unit, double bytes_per_second) {
   return bytes / 1e9;
 }
 
+absl::string_view MachineBwUnit(const OutputOptions& options) {
+  if (options.raw || !options.unit_given) return "bytes_per_second";
+  return options.unit == BwUnit::kGbps ? "gigabits_per_second"
+                                       : "gigabytes_per_second";
+}
+
+double ToMachineBw(const OutputOptions& options, double bytes_per_second) {
+  if (options.raw || !options.unit_given) return bytes_per_second;
+  return ToBwUnit(options.unit, bytes_per_second);
+}
+
 std::string FormatNumber(double value) {
   // 10 digits hide the noise of seconds * 1e6 (100.00000000000001) and keep
   // more precision than any timer here has. %g output is valid JSON.

@@ -15,6 +15,14 @@ absl::string_view BwUnitLabel(BwUnit unit);
 // Bytes per second in `unit`: GB/s = bytes / 1e9, Gbps = bytes * 8 / 1e9.
 double ToBwUnit(BwUnit unit, double bytes_per_second);
 
+// The unit JSON and CSV carry bandwidths in, as their keys spell it:
+// "bytes_per_second" (the default, and always with --raw),
+// "gigabytes_per_second" (--bw-unit GBps: 1e9 bytes/s) or
+// "gigabits_per_second" (--bw-unit Gbps: 1e9 bits/s).
+absl::string_view MachineBwUnit(const OutputOptions& options);
+// Bytes per second in MachineBwUnit(options).
+double ToMachineBw(const OutputOptions& options, double bytes_per_second);
+
 // Seconds to microseconds.
 inline double ToMicros(double seconds) { return seconds * 1e6; }
 

@@ -113,12 +113,30 @@ std::string RenderSweepMetadata(const v1::SweepSummary& s) {
 }
 
 std::string RenderRankMap(const v1::SweepSummary& s) {
-  return absl::StrCat(
+  std::string out = absl::StrCat(
       "<div class=\"rank-map\"><h3>Ranks</h3><p>", s.nranks(), " ranks on ",
       s.nodes_size(), s.nodes_size() == 1 ? " node" : " nodes", ": ",
-      EscapeHtml(OrDash(absl::StrJoin(s.nodes(), ", "))),
-      ". The history does not record which rank ran on which node and "
-      "GPU.</p></div>");
+      EscapeHtml(OrDash(absl::StrJoin(s.nodes(), ", "))), ".</p>");
+  if (s.ranks().empty()) {
+    // History stored before the rank map was recorded (schema version 8).
+    absl::StrAppend(&out,
+                    "<p>This sweep's history does not record which rank ran "
+                    "on which node and GPU.</p></div>");
+    return out;
+  }
+  absl::StrAppend(&out,
+                  "<table class=\"ranks\"><tr><th>rank</th><th>node</th>"
+                  "<th>local</th><th>GPU</th><th>model</th><th>bus id</th>"
+                  "</tr>");
+  for (const v1::RankPlacement& r : s.ranks()) {
+    absl::StrAppend(&out, "<tr><td>", r.rank(), "</td><td>",
+                    EscapeHtml(r.node()), "</td><td>", r.local_index(),
+                    "</td><td>", r.gpu() < 0 ? "cpu" : absl::StrCat(r.gpu()),
+                    "</td><td>", EscapeHtml(OrDash(r.gpu_model())), "</td><td>",
+                    EscapeHtml(OrDash(r.pci_bus_id())), "</td></tr>");
+  }
+  absl::StrAppend(&out, "</table></div>");
+  return out;
 }
 
 }  // namespace fabricpulse::client::report

@@ -126,6 +126,7 @@ v1::StepResult MergedToProto(const core::MergedStep& merged) {
   result.set_slowest_rank(merged.slowest_rank);
   result.set_min_rank_time_seconds(merged.min_rank_time_seconds);
   result.set_max_rank_time_seconds(merged.max_rank_time_seconds);
+  result.set_mean_rank_time_seconds(merged.mean_rank_time_seconds);
   result.set_iterations(merged.iterations);
   if (merged.p50_seconds) result.set_p50_seconds(*merged.p50_seconds);
   if (merged.p99_seconds) result.set_p99_seconds(*merged.p99_seconds);

@@ -32,6 +32,9 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   s.slowest_rank = r.slowest_rank();
   s.min_rank_time_seconds = r.min_rank_time_seconds();
   s.max_rank_time_seconds = r.max_rank_time_seconds();
+  if (r.has_mean_rank_time_seconds()) {
+    s.mean_rank_time_seconds = r.mean_rank_time_seconds();
+  }
   if (r.has_p50_seconds()) s.p50_seconds = r.p50_seconds();
   if (r.has_p99_seconds()) s.p99_seconds = r.p99_seconds();
   s.regression = r.regression();
@@ -80,6 +83,9 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   r.set_slowest_rank(s.slowest_rank);
   r.set_min_rank_time_seconds(s.min_rank_time_seconds);
   r.set_max_rank_time_seconds(s.max_rank_time_seconds);
+  if (s.mean_rank_time_seconds) {
+    r.set_mean_rank_time_seconds(*s.mean_rank_time_seconds);
+  }
   if (s.p50_seconds) r.set_p50_seconds(*s.p50_seconds);
   if (s.p99_seconds) r.set_p99_seconds(*s.p99_seconds);
   r.set_regression(s.regression);
@@ -112,6 +118,28 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   return r;
 }
 
+RankRecord RankRecordFromPlacement(const v1::RankPlacement& placement) {
+  RankRecord r;
+  r.rank = placement.rank();
+  r.node = placement.node();
+  r.local_index = placement.local_index();
+  r.gpu = placement.gpu();
+  r.gpu_model = placement.gpu_model();
+  r.pci_bus_id = placement.pci_bus_id();
+  return r;
+}
+
+v1::RankPlacement PlacementFromRankRecord(const RankRecord& rank) {
+  v1::RankPlacement p;
+  p.set_rank(rank.rank);
+  p.set_node(rank.node);
+  p.set_local_index(rank.local_index);
+  p.set_gpu(rank.gpu);
+  p.set_gpu_model(rank.gpu_model);
+  p.set_pci_bus_id(rank.pci_bus_id);
+  return p;
+}
+
 v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
                                    const std::vector<StepRecord>* steps) {
   v1::SweepSummary out;
@@ -131,6 +159,9 @@ v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
   out.set_comm_reused(sweep.comm_reused);
   out.set_straggler(sweep.straggler);
   out.set_topology(sweep.topology);
+  for (const RankRecord& r : sweep.ranks) {
+    *out.add_ranks() = PlacementFromRankRecord(r);
+  }
   if (steps != nullptr) {
     out.set_steps(static_cast<int>(steps->size()));
     int regressions = 0;

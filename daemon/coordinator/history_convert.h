@@ -12,6 +12,8 @@ namespace fabricpulse::coordinator {
 StepRecord StepRecordFromResult(const std::string& sweep_id,
                                 const v1::StepResult& result);
 v1::StepResult ResultFromStepRecord(const StepRecord& step);
+RankRecord RankRecordFromPlacement(const v1::RankPlacement& placement);
+v1::RankPlacement PlacementFromRankRecord(const RankRecord& rank);
 // `steps` and `regressions` are filled from `steps` when given.
 v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
                                    const std::vector<StepRecord>* steps);

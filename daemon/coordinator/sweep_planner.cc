@@ -58,6 +58,27 @@ absl::Status ValidateNodes(const v1::SweepRequest& request) {
   return absl::OkStatus();
 }
 
+std::vector<v1::RankPlacement> RankPlacements(
+    const std::vector<v1::AgentInfo>& agents) {
+  // AssignRanks's order (agents in order, each one's workers in order);
+  // sweep_orchestrator_test holds the two to it.
+  std::vector<v1::RankPlacement> ranks;
+  int rank = 0;
+  for (const v1::AgentInfo& agent : agents) {
+    for (const v1::WorkerInfo& worker : agent.workers()) {
+      v1::RankPlacement placement;
+      placement.set_rank(rank++);
+      placement.set_node(agent.node_name());
+      placement.set_local_index(worker.local_index());
+      placement.set_gpu(worker.gpu());
+      placement.set_gpu_model(worker.gpu_model());
+      placement.set_pci_bus_id(worker.pci_bus_id());
+      ranks.push_back(std::move(placement));
+    }
+  }
+  return ranks;
+}
+
 absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
   const auto answers =
       DescribeAll(*clients_, agents, timeouts_.AgentRpc(), clock_);
@@ -178,6 +199,7 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
       plan.rank_locations.push_back(std::move(location));
     }
   }
+  plan.ranks = RankPlacements(*agents);
   // From the fresh descriptions: the members' GPUs as they are now.
   plan.topology = TopologyKey(plan.backend, *agents);
   plan.membership_epoch = membership_->epoch();

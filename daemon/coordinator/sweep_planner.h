@@ -26,6 +26,13 @@ namespace fabricpulse::coordinator {
 // INVALID_ARGUMENT naming the entry.
 absl::Status ValidateNodes(const v1::SweepRequest& request);
 
+// Where each rank of a sweep on `agents` runs, by rank, in the order
+// SweepRunner::AssignRanks numbers them: node, local index, GPU index and
+// the GPU's model and PCI bus id as the workers describe them (empty when
+// unknown; -1 and empty for CPU ranks).
+std::vector<v1::RankPlacement> RankPlacements(
+    const std::vector<v1::AgentInfo>& agents);
+
 // Thread-safe (as its parts are). Everything it points to outlives it.
 class SweepPlanner {
  public:

@@ -42,6 +42,9 @@ absl::Status SweepRecorder::Begin() {
   record.topology = plan_.topology;
   record.backend = plan_.backend;
   record.backend_version = plan_.backend_version;
+  for (const v1::RankPlacement& r : plan_.ranks) {
+    record.ranks.push_back(RankRecordFromPlacement(r));
+  }
   record.started = clock_->Now();
   record.status = kSweepRunning;
   auto before = history_->NewestBaselineKey(plan_.plan_name, plan_.nranks,

@@ -177,6 +177,7 @@ v1::SweepEvent SweepRunner::StartedEvent() const {
   started->set_plan(plan_.plan_name);
   started->set_steps(static_cast<int>(plan_.steps.size()));
   for (const v1::AgentInfo& a : plan_.agents) started->add_nodes(a.node_name());
+  for (const v1::RankPlacement& r : plan_.ranks) *started->add_ranks() = r;
   return event;
 }
 

@@ -37,6 +37,8 @@ struct SweepPlan {
   // Where each global rank runs (node, GPU, NVLink peers), for the
   // pairwise matrix's path classes.
   std::vector<core::RankLocation> rank_locations;
+  // Where each global rank runs, by rank (RankPlacements).
+  std::vector<v1::RankPlacement> ranks;
   std::string comm_id;
   uint64_t membership_epoch = 0;  // the epoch the plan was made at
   // How long agents keep running the sweep without an answered heartbeat.

@@ -62,7 +62,9 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
   merged.step = step;
   const RankStepTiming* slowest = &ranks.front();
   const RankStepTiming* fastest = &ranks.front();
+  double sum = 0;
   for (const RankStepTiming& r : ranks) {
+    sum += r.mean_seconds;
     if (r.mean_seconds > slowest->mean_seconds) slowest = &r;
     if (r.mean_seconds < fastest->mean_seconds) fastest = &r;
     merged.wrong += r.wrong;
@@ -78,6 +80,7 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
   merged.slowest_rank = slowest->rank;
   merged.max_rank_time_seconds = slowest->mean_seconds;
   merged.min_rank_time_seconds = fastest->mean_seconds;
+  merged.mean_rank_time_seconds = sum / static_cast<double>(ranks.size());
   MergePercentiles(ranks, *slowest, merged);
   MergeArrivals(ranks, merged);
   if (merged.time_seconds > 0) {

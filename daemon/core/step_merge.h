@@ -38,6 +38,10 @@ struct MergedStep {
   int slowest_rank = 0;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
+  // The mean of the ranks' mean times: nccl-tests' default time (its `-a 1`,
+  // average across ranks). Reported beside the slowest rank's time, which
+  // the bandwidths and the regression verdicts use.
+  double mean_rank_time_seconds = 0;
   // Timed iterations every rank ran: the ranks of a collective run the
   // same count (adaptive mode agrees on it); should they differ, the
   // largest, and iterations_agree is false (a rank reporting 0, which does

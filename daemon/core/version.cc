@@ -11,6 +11,10 @@ std::string FormatVersion(absl::string_view number, absl::string_view commit,
   return absl::StrCat(number, "+", commit, dirty ? ".dirty" : "");
 }
 
+absl::string_view VersionNumber() { return FABRICPULSE_VERSION_NUMBER; }
+absl::string_view GitCommit() { return FABRICPULSE_GIT_COMMIT; }
+bool GitDirty() { return FABRICPULSE_GIT_DIRTY != 0; }
+
 const std::string& Version() {
   static const std::string* const version = new std::string(
       FormatVersion(FABRICPULSE_VERSION_NUMBER, FABRICPULSE_GIT_COMMIT,

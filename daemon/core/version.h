@@ -15,6 +15,12 @@ namespace fabricpulse::core {
 std::string FormatVersion(absl::string_view number, absl::string_view commit,
                           bool dirty);
 
+// Its pieces: the project version number, the git commit ("" when the
+// build did not know it) and whether the tree had uncommitted changes.
+absl::string_view VersionNumber();
+absl::string_view GitCommit();
+bool GitDirty();
+
 // This build's version, as FormatVersion writes it. Thread-safe.
 const std::string& Version();
 

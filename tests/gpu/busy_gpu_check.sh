@@ -196,12 +196,12 @@ deferred_gpu_busy() {  # the gpu_busy deferral count of every-minute
 }
 deferred_at_least() { local n; n=$(deferred_gpu_busy) && [ -n "$n" ] && [ "$n" -ge "$1" ]; }
 # history FILTER: how many of the newest 200 sweeps match FILTER, a python
-# expression over the row `r` (results --output json).
+# expression over the sweep `r` (results --output json: docs/json.md).
 history() {
   "$BIN/fabricpulse" --coordinator "$COORD" results --last 200 --output json 2>/dev/null |
     python3 -c '
 import json, sys
-rows = json.load(sys.stdin)
+rows = json.load(sys.stdin)["sweeps"]
 print(sum(1 for r in rows if eval(sys.argv[1])))' "$1"
 }
 # scheduled STATUS|any: how many sweeps schedule every-minute has started
@@ -399,8 +399,8 @@ cli_pid=""
 ended=$("$BIN/fabricpulse" --coordinator "$COORD" results --last 200 --output json 2>/dev/null |
   python3 -c '
 import json, sys
-rows = [r for r in json.load(sys.stdin) if r["trigger"] == "cli" and r["status"] == "preempted"]
-print(rows[0]["finished_unix_s"] if rows else "")')
+rows = [r for r in json.load(sys.stdin)["sweeps"] if r["trigger"] == "cli" and r["status"] == "preempted"]
+print(rows[0]["finished_unix_seconds"] if rows else "")')
 yield_s=$(awk -v a="$(cut -d' ' -f2 "$out/hog2.ready")" -v b="${ended:-0}" 'BEGIN {printf "%.3f", b - a}')
 if [ "$rc" = 4 ] && [ "$(wc -l <"$out/preempted-sweep.err")" = 1 ] &&
   grep -q " preempted: node node-0 GPU 0: " "$out/preempted-sweep.err"; then

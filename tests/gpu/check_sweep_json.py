@@ -15,10 +15,11 @@ placement asks (ops without an in-place variant: out-of-place only), the
 element count rounded down to a multiple of NRANKS for ops that split data,
 sizes with no element dropped.
 
-Passes (exit 0) only when the sweep succeeded, "nranks" is NRANKS, the
-results are exactly the expected rows (op, bytes, count, dtype, redop, root,
+The document is the versioned one (docs/json.md, "fabricpulse.sweeps/v1");
+its one sweep is checked. Passes (exit 0) only when the sweep succeeded,
+"nranks" is NRANKS, the steps are exactly the expected rows (op, bytes, count, dtype, redop, root,
 in_place; each once), every row has a measured time and, unless --no-check,
-"wrong" is 0 in every row. p50_us/p99_us are not checked (null when not
+"wrong" is 0 in every row. p50_seconds/p99_seconds are not checked (null when not
 measured). Prints one line, PASS or FAIL, prefixed by LABEL, then one line per
 problem (missing/extra row, wrong nranks, ...); exit 1 on any problem, 2 on
 bad arguments."""
@@ -194,9 +195,9 @@ def check(doc, want, nranks, data_check):
             ": %s" % doc["error"] if doc.get("error") else ""))
     if doc.get("nranks") != nranks:
         problems.append("nranks %r, expected %d" % (doc.get("nranks"), nranks))
-    results = doc.get("results")
+    results = doc.get("steps")
     if not isinstance(results, list):
-        return problems + ["no \"results\" list"]
+        return problems + ["no \"steps\" list"]
     remaining = list(want)
     extra = []
     for r in results:
@@ -208,9 +209,9 @@ def check(doc, want, nranks, data_check):
     listed(problems, "missing", remaining)
     listed(problems, "extra", extra)
     for r in results:
-        t = r.get("time_us")
+        t = r.get("time_seconds")
         if not (isinstance(t, (int, float)) and t > 0):
-            problems.append("row %s: time_us %r, not a measured time" %
+            problems.append("row %s: time_seconds %r, not a measured time" %
                             (show(row_key(r)), t))
         if data_check and r.get("wrong") != 0:
             problems.append("row %s: wrong %r, expected 0" %
@@ -243,15 +244,24 @@ def main(argv):
     except ValueError:
         print("FAIL %s: not a JSON object: %r" % (label, text[:300]))
         return 1
+    sweeps = doc.get("sweeps")
+    if doc.get("schema") != "fabricpulse.sweeps/v1" or not (
+            isinstance(sweeps, list) and len(sweeps) == 1 and
+            isinstance(sweeps[0], dict)):
+        print("FAIL %s: not a fabricpulse.sweeps/v1 document of one sweep: "
+              "%r" % (label, text[:300]))
+        return 1
+    doc = sweeps[0]
     problems = check(doc, want, nranks, flags.check)
-    results = doc.get("results") if isinstance(doc.get("results"), list) else []
+    results = doc.get("steps") if isinstance(doc.get("steps"), list) else []
     wrong = sum(r.get("wrong") or 0 for r in results
                 if isinstance(r.get("wrong"), int))
     print("%s %s: status=%s nranks=%s results=%d (expected %d) wrong=%d "
           "comm_reused=%s init_s=%s" % (
               "FAIL" if problems else "PASS", label, doc.get("status"),
               doc.get("nranks"), len(results), len(want), wrong,
-              doc.get("comm_reused"), doc.get("comm_init_s")))
+              (doc.get("comm") or {}).get("reused"),
+              (doc.get("comm") or {}).get("init_seconds")))
     for p in problems:
         print("  %s" % p)
     return 1 if problems else 0

@@ -15,7 +15,7 @@ in-place variant, and both placements. The mutations: a row removed, a row
 duplicated, a row's count changed, a row's placement flipped, nranks wrong,
 a row with wrong > 0, a failed status, a row without a time, and the checker
 told of a larger sweep than ran; each must fail with a line naming the
-problem. p50_us/p99_us set to null must still pass (absent when not
+problem. p50_seconds/p99_seconds set to null must still pass (absent when not
 measured). Exits 0 when every case behaves."""
 import argparse
 import copy
@@ -53,8 +53,13 @@ def good_json(args):
     return p.stdout
 
 
+def sweep(doc):
+    """The document's one sweep (docs/json.md)."""
+    return doc["sweeps"][0]
+
+
 def row_index(doc, **match):
-    for i, r in enumerate(doc["results"]):
+    for i, r in enumerate(sweep(doc)["steps"]):
         if all(r.get(k) == v for k, v in match.items()):
             return i
     sys.exit("FAIL: the good JSON has no row %s: is it this sweep's?" % match)
@@ -71,38 +76,38 @@ def mutations(doc):
 
     ag = row_index(doc, op="all_gather", bytes=32, in_place=True)
     mutate("a row removed", "missing row: all_gather 32 B",
-           lambda d: d["results"].pop(ag))
+           lambda d: sweep(d)["steps"].pop(ag))
     mutate("a row duplicated", "extra row: all_gather 32 B",
-           lambda d: d["results"].append(d["results"][ag]))
+           lambda d: sweep(d)["steps"].append(sweep(d)["steps"][ag]))
     ar = row_index(doc, op="all_reduce", bytes=256, in_place=False)
 
     def bad_count(d):
-        d["results"][ar]["count"] += 1
+        sweep(d)["steps"][ar]["count"] += 1
     mutate("a row's count changed", "extra row: all_reduce 256 B (count 65",
            bad_count)
 
     def flip(d):
-        d["results"][ar]["in_place"] = True
+        sweep(d)["steps"][ar]["in_place"] = True
     mutate("a row's placement flipped",
            "missing row: all_reduce 256 B (count 64 float, redop sum, root -1,"
            " out-of-place)", flip)
 
     def nranks(d):
-        d["nranks"] = NRANKS + 1
+        sweep(d)["nranks"] = NRANKS + 1
     mutate("wrong nranks", "nranks 3, expected 2", nranks)
 
     def wrong(d):
-        d["results"][ar]["wrong"] = 3
+        sweep(d)["steps"][ar]["wrong"] = 3
     mutate("a row with wrong > 0", "wrong 3, expected 0", wrong)
 
     def failed(d):
-        d["status"] = "failed"
-        d["error"] = "rank 1 timed out"
+        sweep(d)["status"] = "failed"
+        sweep(d)["error"] = "rank 1 timed out"
     mutate("a failed sweep", "status 'failed'", failed)
 
     def no_time(d):
-        d["results"][ar]["time_us"] = None
-    mutate("a row without a time", "time_us None", no_time)
+        sweep(d)["steps"][ar]["time_seconds"] = None
+    mutate("a row without a time", "time_seconds None", no_time)
     bigger = [f if f != "4K" else "32K" for f in FLAGS]
     mutate("the checker told of a larger sweep", "missing row: all_reduce "
            "16384 B", lambda d: None, flags=bigger)
@@ -127,12 +132,13 @@ def main():
                            "" if ok else ":\n" + detail))
 
     rc, out = run_checker(text)
-    report(rc == 0, "good JSON (%d rows) passes" % len(doc["results"]), out)
+    report(rc == 0, "good JSON (%d rows) passes" % len(sweep(doc)["steps"]),
+           out)
     nulls = copy.deepcopy(doc)
-    for r in nulls["results"]:
-        r["p50_us"] = r["p99_us"] = None
+    for r in sweep(nulls)["steps"]:
+        r["p50_seconds"] = r["p99_seconds"] = None
     rc, out = run_checker(nulls)
-    report(rc == 0, "p50_us/p99_us null (not measured) passes", out)
+    report(rc == 0, "p50_seconds/p99_seconds null (not measured) passes", out)
     for name, mutated, flags, expect in mutations(doc):
         rc, out = run_checker(mutated, flags=flags)
         report(rc == 1 and expect in out,

@@ -72,7 +72,7 @@ echo "sweep exit code $rc" | tee -a "$out/memory.txt"
 python3 - "$out/sweep.json" "$before" "$after" "$cuda_before" <<'PY'
 import json, sys
 
-doc = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))["sweeps"][0]  # docs/json.md
 before, after = int(sys.argv[2]), int(sys.argv[3])
 cuda = None if sys.argv[4] == "none" else int(sys.argv[4])
 FRACTION, SLACK, ELEM = 0.05, 4 << 30, 4
@@ -99,9 +99,9 @@ def rule(op, free, n):
     return size if size >= 8 else 0
 
 n = doc["nranks"]
-auto = doc.get("max_bytes_auto")
-check(doc["status"] == "succeeded" and all(r["wrong"] == 0 for r in doc["results"]),
-      f"sweep {doc['status']}, {len(doc['results'])} rows, every row wrong = 0")
+auto = doc["spec"].get("max_bytes_auto")
+check(doc["status"] == "succeeded" and all(r["wrong"] == 0 for r in doc["steps"]),
+      f"sweep {doc['status']}, {len(doc['steps'])} rows, every row wrong = 0")
 if auto is None:
     check(False, "the JSON has max_bytes_auto")
     sys.exit(1)
@@ -119,7 +119,7 @@ if cuda is not None:
 check(auto["fraction"] == FRACTION and auto["budget_bytes"] == int(FRACTION * free),
       f"budget {auto['budget_bytes']} B = {FRACTION} x {free} B")
 largest = {}
-for r in doc["results"]:
+for r in doc["steps"]:
     largest[r["op"]] = max(largest.get(r["op"], 0), r["bytes"])
 for o in auto["ops"]:
     op, size = o["op"], o["max_bytes"]

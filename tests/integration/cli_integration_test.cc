@@ -75,12 +75,26 @@ TEST_F(CliTest, JsonOutputHasTheDocumentedFields) {
   CliResult r = RunCli(With(
       {"sweep", "--ops", "alltoall", "--max-bytes", "4K", "--output", "json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* key :
-       {"\"sweep_id\"", "\"status\": \"succeeded\"", "\"nranks\": 4",
-        "\"results\"", "\"op\": \"alltoall\"", "\"bytes\"", "\"count\"",
-        "\"dtype\"", "\"redop\"", "\"root\"", "\"in_place\"", "\"time_us\"",
-        "\"algbw_gbps\"", "\"busbw_gbps\"", "\"wrong\": 0", "\"slowest_rank\"",
-        "\"min_rank_time_us\"", "\"max_rank_time_us\""}) {
+  for (const char* key : {"\"schema\": \"fabricpulse.sweeps/v1\"",
+                          "\"sweep_id\"",
+                          "\"status\": \"succeeded\"",
+                          "\"nranks\": 4",
+                          "\"steps\": [",
+                          "\"op\": \"alltoall\"",
+                          "\"bytes\"",
+                          "\"count\"",
+                          "\"dtype\"",
+                          "\"redop\"",
+                          "\"root\"",
+                          "\"in_place\"",
+                          "\"time_seconds\"",
+                          "\"algbw_bytes_per_second\"",
+                          "\"busbw_bytes_per_second\"",
+                          "\"wrong\": 0",
+                          "\"slowest_rank\"",
+                          "\"min_rank_time_seconds\"",
+                          "\"mean_rank_time_seconds\"",
+                          "\"max_rank_time_seconds\""}) {
     EXPECT_TRUE(absl::StrContains(r.out, key)) << key << "\n" << r.out;
   }
   // Every result row has its data check, and every one is clean: one
@@ -109,7 +123,7 @@ TEST_F(CliTest, CsvOutputHasOneLinePerResult) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Header + 1K, 2K, 4K, 8K.
   EXPECT_EQ(CountLines(r.out), 5) << r.out;
-  EXPECT_TRUE(absl::StartsWith(r.out, "op,bytes,count,dtype,redop,root"));
+  EXPECT_TRUE(absl::StartsWith(r.out, "index,op,bytes,count,dtype,redop,root"));
 }
 
 TEST_F(CliTest, BitsPerSecondAndRawUnits) {

@@ -1,6 +1,9 @@
 // `fabricpulse matrix` on real binaries: 2 agents x 2 Gloo ranks, every
 // rank pair measured both ways, labelled by path, kept in the history and
 // exported per node pair.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -81,6 +84,22 @@ TEST_F(MatrixIntegrationTest, EveryPairIsMeasuredAndLabelledByPath) {
   EXPECT_TRUE(absl::StrContains(
       table.out, absl::StrCat("# ", n0, " <-> ", n0, "  pcie_shm  1")))
       << table.out;
+
+  // The HTML report draws the stored matrix as a heatmap of its pairs.
+  const std::string html = ::testing::TempDir() + "matrix_report.html";
+  CliResult report = Cli({"report", "--sweep", id, "-o", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StrContains(page, "<svg class=\"heatmap\"")) << page;
+  size_t cells = 0;
+  for (size_t at = page.find("class=\"cell"); at != std::string::npos;
+       at = page.find("class=\"cell", at + 1)) {
+    cells++;
+  }
+  EXPECT_GE(cells, 6u);
+  std::remove(html.c_str());
 
   // One series per node pair (3: 0/0, 0/1 and 1/1).
   auto metrics = ScrapeMetrics(cluster_->coordinator_metrics());

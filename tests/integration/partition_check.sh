@@ -98,7 +98,7 @@ ip netns exec "$ns_a" "$bin/fabricpulse" --coordinator "$coord" \
   >"$dir/long.csv" 2>"$dir/long.err" &
 long=$!
 pids+=("$long")
-rows() { [ "$(grep -c '^all_reduce' "$dir/long.csv" 2>/dev/null)" -ge 3 ]; }
+rows() { [ "$(grep -c '^[0-9]*,all_reduce,' "$dir/long.csv" 2>/dev/null)" -ge 3 ]; }
 wait_for 60 rows || { fail "the long sweep did not start: $(cat "$dir/long.err")"; exit 1; }
 
 in_a ip link set "$veth_a" down

@@ -23,8 +23,8 @@ struct CliResult {
   std::string out;
   std::string err;
 };
-// Runs build/bin/`binary` with `args` in this process's environment;
-// bounded by `timeout_seconds`.
+// Runs build/bin/`binary` (or, when `binary` holds a '/', that program)
+// with `args` in this process's environment; bounded by `timeout_seconds`.
 CliResult RunBinary(const std::string& binary,
                     const std::vector<std::string>& args,
                     int timeout_seconds = 120);

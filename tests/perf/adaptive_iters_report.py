@@ -28,20 +28,21 @@ PERCENTILE_PASS_BELOW_US = 200.0
 
 def load(path):
     with open(path) as f:
-        return json.load(f)
+        return json.load(f)["sweeps"][0]  # docs/json.md
 
 
 def step_gpu_seconds(r, args):
-    t = r["time_us"] / 1e6
+    t = r["time_seconds"]
     iters = r.get("iterations") or 0
-    passes = 2 if args.backend == "nccl" and r["time_us"] < PERCENTILE_PASS_BELOW_US else 1
+    passes = 2 if args.backend == "nccl" and t * 1e6 < PERCENTILE_PASS_BELOW_US else 1
     check = 1 if args.check == "true" else 0
     return (args.warmup + iters * passes + check) * t, iters * t
 
 
 def bw(r):
     # busbw is 0 at one rank (factor (n-1)/n etc.): compare algbw there.
-    return r["busbw_gbps"] if r["busbw_gbps"] else r["algbw_gbps"]
+    bw = r["busbw_bytes_per_second"] or r["algbw_bytes_per_second"]
+    return bw / 1e9
 
 
 def placement(in_place):
@@ -80,7 +81,7 @@ def main():
         gpu = timed = 0.0
         iters = 0
         nranks = doc.get("nranks", nranks)
-        for r in doc["results"]:
+        for r in doc["steps"]:
             g, t = step_gpu_seconds(r, args)
             gpu += g
             timed += t
@@ -91,8 +92,8 @@ def main():
         totals[mode][0] += gpu
         totals[mode][1] += timed
         per_round.setdefault(rnd, {})[mode] = gpu
-        print(f"{mode + ' ' + rnd:<12} {len(doc['results']):>5} {iters:>10} "
-              f"{gpu:>12.4f} {timed:>14.4f} {doc.get('duration_s', 0):>8.2f}")
+        print(f"{mode + ' ' + rnd:<12} {len(doc['steps']):>5} {iters:>10} "
+              f"{gpu:>12.4f} {timed:>14.4f} {doc.get('duration_seconds') or 0:>8.2f}")
 
     ok = True
     fixed, adaptive = totals["fixed"], totals["adaptive"]

@@ -16,11 +16,13 @@ def load_ours(path):
             line = line.strip()
             if not line:
                 continue
-            doc = json.loads(line)
-            for r in doc.get("results", []):
-                if not r["in_place"]:
-                    out.setdefault((r["op"], r["bytes"]), []).append(
-                        (r["time_us"], r["busbw_gbps"]))
+            doc = json.loads(line)  # docs/json.md, bandwidths in B/s
+            for s in doc.get("sweeps", []):
+                for r in s.get("steps") or []:
+                    if not r["in_place"]:
+                        out.setdefault((r["op"], r["bytes"]), []).append(
+                            (r["time_seconds"] * 1e6,
+                             r["busbw_bytes_per_second"] / 1e9))
     return out
 
 

@@ -109,7 +109,8 @@ sweep_json() {  # sweep_json NAME ARGS...: the sweep's JSON in $out/NAME.json
   "${F[@]}" sweep --ops all_reduce --iters 5 --warmup 2 --output json "$@" \
     >"$out/$name.json" 2>"$out/$name.err" || { say "FAIL sweep $name: $(tail -1 "$out/$name.err")"; failures=$((failures + 1)); }
 }
-json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# json_field FILE KEY[.KEY]: a field of the document's one sweep (docs/json.md).
+json_field() { python3 -c 'import functools,json,sys; print(functools.reduce(lambda d, k: (d or {}).get(k), sys.argv[2].split("."), json.load(open(sys.argv[1]))["sweeps"][0]))' "$1" "$2"; }
 say "worker GPU memory before any sweep: $(gpu_mib "$worker_pid") MiB"
 
 # The first sweep of a new worker builds its CUDA context and its
@@ -119,10 +120,10 @@ say "worker GPU memory before any sweep: $(gpu_mib "$worker_pid") MiB"
 for run in 1 2 3; do
   sweep_json "fresh-$run" --max-bytes 8 --fresh-comm
 done
-first_s=$(json_field "$out/fresh-1.json" comm_init_s)
+first_s=$(json_field "$out/fresh-1.json" comm.init_seconds)
 bare_first_s=$(awk -v a="$bare_ctx_s" -v b="$bare_init_s" 'BEGIN {print a + b}')
 say "first communicator of a new worker (context included): comm_init_s ${first_s} s = $(ratio "$first_s" "$bare_first_s") x bare context + init (${bare_first_s} s)"
-say "later --fresh-comm inits in the same worker: $(json_field "$out/fresh-2.json" comm_init_s) $(json_field "$out/fresh-3.json" comm_init_s) s"
+say "later --fresh-comm inits in the same worker: $(json_field "$out/fresh-2.json" comm.init_seconds) $(json_field "$out/fresh-3.json" comm.init_seconds) s"
 check fresh-init "$(awk -v a="$first_s" -v b="$bare_first_s" 'BEGIN {print (a <= 1.2 * b) ? 1 : 0}')" \
   "first comm_init_s ${first_s} s <= 1.2 x bare context + init ${bare_first_s} s"
 
@@ -190,7 +191,7 @@ if [ "$supports_release" = 1 ]; then
     "worker holds $(gpu_mib "$worker_pid") MiB after --release-idle-after $release (listed by nvidia-smi: $(nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -cw "$worker_pid"))"
   compare_exported "after the release" "$(gpu_mib "$worker_pid")"
   sweep_json after-release --max-bytes 64M
-  say "sweep after the release: comm_reused $(json_field "$out/after-release.json" comm_reused), comm_init_s $(json_field "$out/after-release.json" comm_init_s) s (context included; bare context + init $(awk -v a="$bare_ctx_s" -v b="$bare_init_s" 'BEGIN {print a + b}') s), status $(json_field "$out/after-release.json" status)"
+  say "sweep after the release: comm_reused $(json_field "$out/after-release.json" comm.reused), comm_init_s $(json_field "$out/after-release.json" comm.init_seconds) s (context included; bare context + init $(awk -v a="$bare_ctx_s" -v b="$bare_init_s" 'BEGIN {print a + b}') s), status $(json_field "$out/after-release.json" status)"
 else
   say "release: this agent has no --release-idle-after (not measured)"
 fi

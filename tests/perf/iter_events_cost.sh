@@ -20,13 +20,14 @@ fi
 export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/cluster_lib.sh"
 ngpu=$(nvidia-smi -L | wc -l)
-field() { sed -n "s/.*\"$1\": \([0-9.e+null-]*\).*/\1/p" | head -1; }
+# field KEY: the first step's KEY (seconds) in microseconds, or null.
+field() { sed -n "s/.*\"$1\": \([0-9.e+null-]*\).*/\1/p" | head -1 | awk '{ if ($1 == "null") print "null"; else printf "%.3f\n", $1 * 1e6 }'; }
 measure() {  # EVENTS SIZE ITERS WARMUP -> "time_us p50_us p99_us"
   local json
   json=$("$BIN/fabricpulse" --coordinator "$COORD" sweep --output json \
     --ops all_reduce --min-bytes "$2" --max-bytes "$2" --iters "$3" \
     --warmup "$4" --out-of-place --no-check | tr -d '\n')
-  echo "$(echo "$json" | field time_us) $(echo "$json" | field p50_us) $(echo "$json" | field p99_us)"
+  echo "$(echo "$json" | field time_seconds) $(echo "$json" | field p50_seconds) $(echo "$json" | field p99_seconds)"
 }
 results=$(mktemp)
 echo "round events size time_us p50_us p99_us"

@@ -29,7 +29,7 @@ sizes="${SIZES:-8 1048576 16777216 67108864 268435456 1073741824 8589934592}"
 cluster_up 1 "$ngpu" nccl || exit 1
 fp() { "$BIN/fabricpulse" --coordinator "$COORD" sweep --output json "$@"; }
 fresh=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --fresh-comm --iters 1)
-echo "communicator init ($ngpu ranks): $(echo "$fresh" | sed -n 's/.*"comm_init_s": \([0-9.e-]*\).*/\1/p') s"
+echo "communicator init ($ngpu ranks): $(echo "$fresh" | sed -n 's/.*"init_seconds": \([0-9.e-]*\).*/\1/p') s"
 : > "$out/ours.jsonl"
 for op in ${ops//,/ }; do
   for s in $sizes; do
@@ -42,7 +42,7 @@ for op in ${ops//,/ }; do
 done
 # 8-byte latency: ours (plain, graph) and the C-level loop, alternated
 # LAT_ROUNDS times with the cluster idle, so drift hits both alike.
-us() { sed -n 's/.*"time_us": \([0-9.e+-]*\).*/\1/p' | head -1; }
+us() { sed -n 's/.*"time_seconds": \([0-9.e+-]*\).*/\1/p' | head -1 | awk '{printf "%.2f\n", $1 * 1e6}'; }
 : > "$out/latency.txt"
 for round in $(seq 1 "${LAT_ROUNDS:-3}"); do
   p=$(fp --ops all_reduce --min-bytes 8 --max-bytes 8 --iters 1000 --warmup 100 --out-of-place --no-check | us)

@@ -49,7 +49,7 @@ if [ -x "$dyn" ]; then
   help_dyn=$(measure "$dyn" --help | median)
 fi
 fresh=$(RUNS_OVERRIDE="${FRESH_RUNS:-$runs}" measure "${sweep[@]}" --fresh-comm | median)
-init=$("${base[@]}" --fresh-comm --output json | sed -n 's/.*"comm_init_s": \([0-9.e-]*\).*/\1/p')
+init=$("${base[@]}" --fresh-comm --output json | sed -n 's/.*"init_seconds": \([0-9.e-]*\).*/\1/p')
 echo "# one-size (8 B) all_reduce sweep ${extra[*]:-(default iters/warmup/check)}, $agents agent(s) x $ranks $backend rank(s), median of $runs warm, ${FRESH_RUNS:-$runs} fresh"
 echo "warm communicator : ${warm} ms"
 if [ -x "$dyn" ]; then

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/store/pair_rows.h"
 #include "daemon/coordinator/store/schema.h"
+#include "daemon/coordinator/store/sweep_ranks.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
 
@@ -143,6 +144,7 @@ absl::Status HistoryStore::BeginSweep(const SweepRecord& sweep) {
     node.BindText(3, sweep.nodes[i]);
     FP_RETURN_IF_ERROR(node.Run());
   }
+  FP_RETURN_IF_ERROR(WriteSweepRanks(db_, sweep.id, sweep.ranks));
   return txn.Commit();
 }
 
@@ -161,7 +163,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?, ?, ?, ?)")
+                                      "?, ?, ?, ?, ?, ?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {
@@ -279,6 +281,7 @@ absl::StatusOr<SweepWithSteps> HistoryStore::GetSweep(absl::string_view id) {
   result.sweep = ReadSweepRow(select);
   select.Reset();
   FP_ASSIGN_OR_RETURN(result.sweep.nodes, ReadNodes(db_, id));
+  FP_ASSIGN_OR_RETURN(result.sweep.ranks, ReadSweepRanks(db_, id));
   FP_ASSIGN_OR_RETURN(
       Statement steps,
       Statement::Prepare(db_, absl::StrCat("SELECT ", kStepColumns,
@@ -322,6 +325,7 @@ absl::StatusOr<std::vector<SweepRecord>> HistoryStore::ListSweeps(int last_n) {
   }
   for (SweepRecord& sweep : sweeps) {
     FP_ASSIGN_OR_RETURN(sweep.nodes, ReadNodes(db_, sweep.id));
+    FP_ASSIGN_OR_RETURN(sweep.ranks, ReadSweepRanks(db_, sweep.id));
   }
   FP_RETURN_IF_ERROR(txn.Commit());
   return sweeps;

@@ -39,6 +39,16 @@ inline constexpr char kSweepPreempted[] = "preempted";
 // fails with UNAVAILABLE.
 inline constexpr absl::Duration kHistoryBusyTimeout = absl::Seconds(5);
 
+// Where one rank of a sweep ran (v1::RankPlacement as stored).
+struct RankRecord {
+  int rank = 0;
+  std::string node;
+  int local_index = 0;
+  int gpu = -1;            // -1 for CPU ranks
+  std::string gpu_model;   // "" when unknown or a CPU rank
+  std::string pci_bus_id;  // "" when unknown or a CPU rank
+};
+
 struct SweepRecord {
   std::string id;
   std::string plan;
@@ -63,6 +73,9 @@ struct SweepRecord {
   // sweep's: "nccl 2.28.9 -> nccl 2.29.1: new baseline from this sweep");
   // "" when they were, or when there was nothing before.
   std::string baseline_change;
+  // Every rank's placement, by rank (at most nranks entries); empty for
+  // sweeps stored before schema version 6.
+  std::vector<RankRecord> ranks;
 };
 
 // What a baseline is kept apart by, beside plan, nranks and the step.
@@ -102,6 +115,8 @@ struct StepRecord {
   int slowest_rank = -1;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
+  // The ranks' mean time; absent for steps stored before schema version 6.
+  std::optional<double> mean_rank_time_seconds;
   std::optional<double> p50_seconds;  // absent: not measured
   std::optional<double> p99_seconds;
   bool regression = false;
@@ -178,7 +193,8 @@ class HistoryStore {
   ~HistoryStore();  // closes the connection (checkpoints the WAL)
 
   // Records a new sweep with status "running" and finished InfinitePast
-  // (the record's status and finished are ignored), and its nodes in order.
+  // (the record's status and finished are ignored), its nodes in order and
+  // its ranks' placements.
   // Errors: INVALID_ARGUMENT for an empty id; ALREADY_EXISTS when a sweep
   // with that id exists.
   absl::Status BeginSweep(const SweepRecord& sweep);
@@ -210,12 +226,13 @@ class HistoryStore {
   // at coordinator start, before any new sweep. Returns how many changed.
   absl::StatusOr<int> MarkInterrupted(absl::Time now);
 
-  // A sweep and its steps. Errors: NOT_FOUND for an unknown id.
+  // A sweep (nodes and ranks included) and its steps. Errors: NOT_FOUND for
+  // an unknown id.
   absl::StatusOr<SweepWithSteps> GetSweep(absl::string_view id);
 
   // The `last_n` most recently started sweeps, newest first (ties: most
-  // recently begun first), without steps. Errors: INVALID_ARGUMENT when
-  // last_n < 1.
+  // recently begun first), with nodes and ranks, without steps. Errors:
+  // INVALID_ARGUMENT when last_n < 1.
   absl::StatusOr<std::vector<SweepRecord>> ListSweeps(int last_n);
 
   // The most recently started sweep of each trigger that begins with

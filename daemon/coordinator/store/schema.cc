@@ -128,6 +128,22 @@ ALTER TABLE sweeps ADD COLUMN baseline_change TEXT NOT NULL DEFAULT '';
 CREATE INDEX sweeps_by_versioned_baseline_key ON sweeps
   (plan, status, nranks, topology, backend_version, started_unix_nanos);
 )sql",
+    // 8: the ranks' mean time per step (NULL for steps stored before: not
+    // recorded, never derived) and where each rank of a sweep ran (none for
+    // sweeps stored before).
+    R"sql(
+ALTER TABLE steps ADD COLUMN mean_rank_time_seconds REAL;
+CREATE TABLE sweep_ranks (
+  sweep_id TEXT NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  local_index INTEGER NOT NULL,
+  gpu INTEGER NOT NULL,
+  gpu_model TEXT NOT NULL,
+  pci_bus_id TEXT NOT NULL,
+  PRIMARY KEY (sweep_id, rank)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -344,7 +360,8 @@ const char kStepColumns[] =
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
     "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
-    "last_arrival_rank, arrival_lateness_seconds, iterations, pair_round";
+    "last_arrival_rank, arrival_lateness_seconds, iterations, pair_round, "
+    "mean_rank_time_seconds";
 
 namespace {
 
@@ -442,6 +459,7 @@ StepRecord ReadStepRow(const Statement& stmt) {
   if (!stmt.ColumnIsNull(26)) {
     step.round = static_cast<int>(stmt.ColumnInt(26));
   }
+  step.mean_rank_time_seconds = OptionalDouble(stmt, 27);
   return step;
 }
 
@@ -505,6 +523,7 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
   } else {
     stmt.BindNull(27);
   }
+  BindOptionalDouble(stmt, 28, step.mean_rank_time_seconds);
 }
 
 }  // namespace fabricpulse::coordinator

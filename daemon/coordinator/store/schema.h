@@ -113,7 +113,7 @@ class Transaction {
 // Row mapping. Column lists in the order Bind*Row binds (from 1) and
 // Read*Row reads (from column 0).
 extern const char kSweepColumns[];  // the 17 columns of `sweeps`
-extern const char kStepColumns[];   // the 26 columns of `steps`
+extern const char kStepColumns[];   // the 28 columns of `steps`
 
 // Times are Unix nanoseconds; InfinitePast is NULL and InfiniteFuture is
 // INT64_MAX.

@@ -94,16 +94,18 @@ TEST(BaselineComparisonTest, JsonCarriesTheBaselineOrNull) {
   printer->Add(Step(2048, 50e-6, 0, false));
   printer->Finish(v1::SweepFinished());
   const std::string text = out.str();
-  EXPECT_THAT(text, HasSubstr("\"regression\": true,\n"
-                              "      \"baseline_sweeps\": 5,\n"
-                              "      \"judged_on\": \"time\",\n"
-                              "      \"baseline_time_us\": 48.2,\n"));
-  EXPECT_THAT(text, HasSubstr("\"regression\": false,\n"
-                              "      \"baseline_sweeps\": 0,\n"
-                              "      \"judged_on\": null,\n"
-                              "      \"baseline_time_us\": null,\n"
-                              "      \"baseline_busbw_gbps\": null,\n"
-                              "      \"iterations\": null\n"));
+  EXPECT_THAT(text,
+              HasSubstr("\"regression\": true,\n"
+                        "          \"baseline_sweeps\": 5,\n"
+                        "          \"judged_on\": \"time\",\n"
+                        "          \"baseline_time_seconds\": 4.82e-05,\n"));
+  EXPECT_THAT(text,
+              HasSubstr("\"regression\": false,\n"
+                        "          \"baseline_sweeps\": 0,\n"
+                        "          \"judged_on\": null,\n"
+                        "          \"baseline_time_seconds\": null,\n"
+                        "          \"baseline_busbw_bytes_per_second\": null,\n"
+                        "          \"iterations\": null\n"));
 }
 
 }  // namespace

@@ -139,7 +139,7 @@ TEST(IterationsOutputTest, JsonAndCsvCarryTheCount) {
   ASSERT_GE(lines.size(), 2u);
   EXPECT_THAT(lines[0], ::testing::EndsWith(",iterations"));
   EXPECT_THAT(lines[1], ::testing::EndsWith(",37"));
-  EXPECT_EQ(ResultFieldNames().back(), "iterations");
+  EXPECT_EQ(ResultFieldNames(OutputOptions()).back(), "iterations");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// Schema migration 5: the steps' iteration counts, filled for steps stored
-// before it from their sweep's spec (fixed counts); migration 6: the
-// sweeps' baseline change notes.
+// Schema migrations 5 (the steps' iteration counts, filled for steps stored
+// before it from their sweep's spec), 6 (pairwise rounds and pairs), 7
+// (the sweeps' baseline change notes) and 8 (the ranks' mean time per
+// step and each sweep's rank map), unknown for what was stored before.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "daemon/coordinator/store/history_store.h"
@@ -48,6 +50,8 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "broken", "not json");
   }
   RawExec(
+      "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
+      "mean_rank_time_seconds; "
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "
@@ -78,6 +82,8 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
     AddSweep(*store, "old", R"({"ops":["all_reduce"],"iters":50})");
   }
   RawExec(
+      "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
+      "mean_rank_time_seconds; "
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "
@@ -104,6 +110,8 @@ TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
                     .ok());
   }
   RawExec(
+      "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
+      "mean_rank_time_seconds; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "
       "PRAGMA user_version = 6");
@@ -116,6 +124,58 @@ TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
   ASSERT_TRUE(key->has_value());
   EXPECT_EQ((*key)->topology, "gloo:a");
   EXPECT_EQ((*key)->backend_version, "");
+}
+
+// Schema migration 8: no rank map and no mean for what was stored before.
+TEST_F(HistoryMigrationTest, VersionSevenHistoryHasNoRankMapAndNoMean) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "old", R"({"iters":20})");
+  }
+  RawExec(
+      "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
+      "mean_rank_time_seconds; PRAGMA user_version = 7");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
+  absl::StatusOr<SweepWithSteps> old = store->GetSweep("old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->sweep.ranks.empty());
+  ASSERT_EQ(old->steps.size(), 1u);
+  EXPECT_FALSE(old->steps[0].mean_rank_time_seconds.has_value());
+
+  // New sweeps keep both, across a restart, in GetSweep and ListSweeps.
+  SweepRecord sweep;
+  sweep.id = "new";
+  sweep.started = absl::FromUnixSeconds(200);
+  sweep.ranks = {{0, "a", 0, 3, "NVIDIA H200", "00000000:18:00.0"},
+                 {1, "b", 0, -1, "", ""}};
+  ASSERT_TRUE(store->BeginSweep(sweep).ok());
+  StepRecord step;
+  step.sweep_id = "new";
+  step.op = "all_reduce";
+  step.mean_rank_time_seconds = 1.5e-3;
+  ASSERT_TRUE(store->AddStep(step).ok());
+  store.reset();
+  store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<SweepWithSteps> got = store->GetSweep("new");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->sweep.ranks.size(), 2u);
+  EXPECT_EQ(got->sweep.ranks[0].node, "a");
+  EXPECT_EQ(got->sweep.ranks[0].gpu, 3);
+  EXPECT_EQ(got->sweep.ranks[0].gpu_model, "NVIDIA H200");
+  EXPECT_EQ(got->sweep.ranks[0].pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(got->sweep.ranks[1].rank, 1);
+  EXPECT_EQ(got->sweep.ranks[1].gpu, -1);
+  EXPECT_EQ(got->steps[0].mean_rank_time_seconds, 1.5e-3);
+  absl::StatusOr<std::vector<SweepRecord>> listed = store->ListSweeps(2);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].id, "new");
+  EXPECT_EQ((*listed)[0].ranks.size(), 2u);
+  EXPECT_TRUE((*listed)[1].ranks.empty());
 }
 
 }  // namespace

@@ -510,10 +510,13 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   }
   // What a version-1 coordinator left: no straggler column, no baseline
   // time or sweep count, no per-rank step columns, no iteration count, no
-  // baseline change note or versioned baseline index.
+  // baseline change note or versioned baseline index, no pairwise rounds, no
+  // mean rank time, no rank map.
   RawExec(
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "
+      "DROP TABLE sweep_ranks; "
+      "ALTER TABLE steps DROP COLUMN mean_rank_time_seconds; "
       "ALTER TABLE sweeps DROP COLUMN straggler; "
       "ALTER TABLE steps DROP COLUMN baseline_time_seconds; "
       "ALTER TABLE steps DROP COLUMN baseline_sweeps; "

@@ -64,6 +64,22 @@ TEST_F(OrchestratorTest, RunsASweepOnEveryAgentAndRecordsIt) {
   EXPECT_EQ(stored->sweep.status, coordinator::kSweepSucceeded);
   EXPECT_EQ(stored->steps.size(), 3u);
   EXPECT_EQ(orchestrator_->sweeps_started(), 1u);
+
+  // The rank map, numbered as the agents were asked, in the started event
+  // and in the history; every step has the ranks' mean time.
+  const v1::SweepStarted& started = events.front().started();
+  ASSERT_EQ(started.ranks_size(), 4);
+  ASSERT_EQ(stored->sweep.ranks.size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(started.ranks(r).rank(), r);
+    EXPECT_EQ(started.ranks(r).node(), r < 2 ? "node-a" : "node-b");
+    EXPECT_EQ(started.ranks(r).local_index(), r % 2);
+    EXPECT_EQ(stored->sweep.ranks[r].node, started.ranks(r).node());
+    EXPECT_EQ(stored->sweep.ranks[r].gpu, started.ranks(r).gpu());
+  }
+  EXPECT_TRUE(events[2].result().has_mean_rank_time_seconds());
+  EXPECT_EQ(stored->steps[0].mean_rank_time_seconds,
+            events[2].result().mean_rank_time_seconds());
 }
 
 TEST_F(OrchestratorTest, ReusesTheCommunicatorUntilASweepFails) {

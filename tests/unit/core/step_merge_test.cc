@@ -87,6 +87,9 @@ TEST(MergeStepTest, SlowestRankSetsTheTime) {
   EXPECT_DOUBLE_EQ(merged.time_seconds, 400e-6);
   EXPECT_DOUBLE_EQ(merged.max_rank_time_seconds, 400e-6);
   EXPECT_DOUBLE_EQ(merged.min_rank_time_seconds, 100e-6);
+  // nccl-tests' -a 1: (200 + 100 + 400 + 150) / 4 us; the bandwidths stay
+  // the slowest rank's.
+  EXPECT_DOUBLE_EQ(merged.mean_rank_time_seconds, 212.5e-6);
   // p50 is the slowest rank's; p99 the largest over ranks (rank 0's).
   EXPECT_DOUBLE_EQ(merged.p50_seconds.value(), 350e-6);
   EXPECT_DOUBLE_EQ(merged.p99_seconds.value(), 900e-6);
@@ -115,6 +118,7 @@ TEST(MergeStepTest, SingleRank) {
   EXPECT_DOUBLE_EQ(merged.time_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(merged.min_rank_time_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(merged.max_rank_time_seconds, 1e-3);
+  EXPECT_DOUBLE_EQ(merged.mean_rank_time_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(merged.p50_seconds.value(), 0.9e-3);
   EXPECT_DOUBLE_EQ(merged.p99_seconds.value(), 2e-3);
   EXPECT_EQ(merged.wrong, 5);
