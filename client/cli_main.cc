@@ -151,7 +151,7 @@ void AddMatrixCommand(CLI::App& app, CommandSet& set) {
       ->capture_default_str();
 }
 
-// The values of --output (diagnose prints no csv) and --bw-unit.
+// The values of --output and --bw-unit.
 const std::vector<std::string> kFormats = {"table", "json", "csv"};
 const std::vector<std::string> kBwUnits = {"GBps", "Gbps"};
 
@@ -402,12 +402,13 @@ void AddCommands(CLI::App& app, CommandSet& set) {
   set.diagnose->add_option(
       "--sweep", set.diagnose_sweep_id,
       "Sweep id (default: the running sweep, else the newest failed one)");
-  WithChoices(set.diagnose
-                  ->add_option("--output", set.diagnose_output,
-                               "table or json (docs/diagnose.md); csv is "
-                               "refused: one report, not rows")
-                  ->capture_default_str(),
-              std::vector<std::string>{"table", "json"});
+  WithChoices(
+      set.diagnose
+          ->add_option(
+              "--output", set.diagnose_output,
+              "table, json (docs/diagnose.md) or csv (one row per culprit)")
+          ->capture_default_str(),
+      kFormats);
   AddReportCommand(app, set);
   set.abort = app.add_subcommand("abort", "Abort a running sweep");
   set.abort->add_option("--sweep", set.abort_sweep_id,

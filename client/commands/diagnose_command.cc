@@ -13,14 +13,7 @@
 namespace fabricpulse::client {
 
 absl::Status CheckDiagnoseOutput(const std::string& output) {
-  auto format = ParseOutputFormat(output);
-  if (!format.ok()) return format.status();
-  if (*format == OutputFormat::kCsv) {
-    return absl::InvalidArgumentError(
-        "--output: diagnose does not print csv (one report, not rows); "
-        "allowed: table, json");
-  }
-  return absl::OkStatus();
+  return ParseOutputFormat(output).status();
 }
 
 int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
@@ -41,6 +34,8 @@ int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
   if (!status.ok()) return ReportCallError("diagnose", status);
   if (format == OutputFormat::kJson) {
     std::cout << DiagnosisJson(resp);
+  } else if (format == OutputFormat::kCsv) {
+    std::cout << DiagnosisCsv(resp);
   } else {
     PrintDiagnosisReport(resp, std::cout);
   }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/output/csv_printer.h"
 #include "client/output/json_printer.h"
 #include "client/output/units.h"
 #include "daemon/core/byte_size.h"
@@ -189,6 +190,24 @@ std::string DiagnosisJson(const v1::DiagnoseResponse& r) {
           : absl::StrCat("[\n", absl::StrJoin(evidence, ",\n"), "\n  ]"),
       "\n}\n");
   return doc;
+}
+
+std::string DiagnosisCsv(const v1::DiagnoseResponse& r) {
+  std::string out =
+      "sweep_id,state,rank,node,gpu,kind,low_confidence,step,op,bytes,"
+      "stuck_for_seconds,explanation\n";
+  for (const v1::DiagnoseCulprit& c : r.culprits()) {
+    const bool known_op = !c.op().empty();
+    absl::StrAppend(
+        &out, CsvField(r.sweep_id()), ",", CsvField(r.state()), ",", c.rank(),
+        ",", CsvField(c.node()), ",", c.gpu() >= 0 ? absl::StrCat(c.gpu()) : "",
+        ",", CsvField(c.kind()), ",", c.low_confidence() ? "true" : "false",
+        ",", c.seq() > 0 ? absl::StrCat(c.seq()) : "", ",", CsvField(c.op()),
+        ",", known_op ? absl::StrCat(c.bytes()) : "", ",",
+        KnownStuckFor(c) ? Number(c.stuck_for_seconds()) : "", ",",
+        CsvField(c.explanation()), "\n");
+  }
+  return out;
 }
 
 }  // namespace fabricpulse::client

@@ -35,4 +35,10 @@ void PrintDiagnosisReport(const v1::DiagnoseResponse& response,
 // has neither a known step nor a duration (a rank that recorded nothing).
 std::string DiagnosisJson(const v1::DiagnoseResponse& response);
 
+// CSV, one row per culprit (a header alone when none):
+//   sweep_id,state,rank,node,gpu,kind,low_confidence,step,op,bytes,
+//   stuck_for_seconds,explanation
+// with an empty field where the JSON has null; RFC 4180 quoting.
+std::string DiagnosisCsv(const v1::DiagnoseResponse& response);
+
 }  // namespace fabricpulse::client

@@ -67,7 +67,7 @@ want_list="$(echo "$want_a" | tr ' ' '\n' | grep '^al' | sed 's/^/all_reduce,/' 
 expect_words "$want_list" fabricpulse sweep --ops all_reduce,al
 expect_words "csv json table" fabricpulse plans --output ""
 expect_words "csv json table" fabricpulse schedules --output ""
-expect_words "json table" fabricpulse diagnose --output ""
+expect_words "csv json table" fabricpulse diagnose --output ""
 expect_words "csv json table" fabricpulse --output ""
 expect_words "always auto never" fabricpulse local sweep --progress ""
 expect_words "GBps Gbps" fabricpulse results --bw-unit ""
@@ -170,7 +170,7 @@ if command -v zsh >/dev/null; then
   expect_zsh "values all_reduce all_gather *" fabricpulse sweep --ops a
   expect_zsh "values all_reduce all_gather *" fabricpulse sweep --ops=a
   expect_zsh "values table json csv" fabricpulse plans --output ""
-  expect_zsh "values table json" fabricpulse diagnose --output ""
+  expect_zsh "values table json csv" fabricpulse diagnose --output ""
   expect_zsh "options *--ops*--wait*" fabricpulse sweep --
   expect_zsh "files" fabricpulse config check ""
   expect_zsh "commands bash zsh" fabricpulse completion ""

@@ -244,7 +244,7 @@ TEST(LocalFlagCheckTest, BadFlagsAreRefusedBeforeAnythingStarts) {
        "fabricpulse: root: "},
       {{"local", "sweep", "--timeout", "soon"}, "fabricpulse: --timeout: "},
       {{"local", "results", "--output", "yaml"}, "fabricpulse: --output: "},
-      {{"local", "diagnose", "--output", "csv"}, "fabricpulse: --output: "},
+      {{"local", "diagnose", "--output", "xml"}, "fabricpulse: --output: "},
   };
   for (const Case& c : cases) {
     const absl::Time start = absl::Now();

@@ -37,7 +37,10 @@ CliResult RunCli(const std::vector<std::string>& args, int timeout_seconds) {
 
 CliResult RunBinary(const std::string& binary,
                     const std::vector<std::string>& args, int timeout_seconds) {
-  return RunProgram(BinDir() + "/" + binary, args, timeout_seconds);
+  // A path names a program of its own; a bare name, one of build/bin.
+  return RunProgram(
+      binary.find('/') == std::string::npos ? BinDir() + "/" + binary : binary,
+      args, timeout_seconds);
 }
 
 CliResult RunProgram(const std::string& path,

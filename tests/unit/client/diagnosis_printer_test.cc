@@ -197,5 +197,18 @@ TEST(DiagnosisJsonTest, UnknownStepsAreNull) {
   EXPECT_TRUE(doc.fields().at("started_unix_s").has_null_value());
 }
 
+TEST(DiagnosisCsvTest, OneRowPerCulpritEmptyWhereUnknown) {
+  EXPECT_EQ(
+      DiagnosisCsv(Failed()),
+      "sweep_id,state,rank,node,gpu,kind,low_confidence,step,op,bytes,"
+      "stuck_for_seconds,explanation\n"
+      "20270115-080000-ab12,failed,3,\"b \"\"x\"\"\",,never_joined,false,42,"
+      "all_reduce,1048576,31.25,never joined all_reduce #42 (1 MiB)\n"
+      "20270115-080000-ab12,failed,1,a,1,joined_not_finished,true,,,,,\n");
+  EXPECT_EQ(DiagnosisCsv(Running()),
+            "sweep_id,state,rank,node,gpu,kind,low_confidence,step,op,bytes,"
+            "stuck_for_seconds,explanation\n");
+}
+
 }  // namespace
 }  // namespace fabricpulse::client
