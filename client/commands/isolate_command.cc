@@ -14,6 +14,7 @@
 #include "client/output/output_options.h"
 #include "client/output/progress_line.h"
 #include "client/output/units.h"
+#include "daemon/common/grpc_status.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
@@ -42,11 +43,9 @@ absl::StatusOr<std::vector<std::string>> AliveNodes(
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
   v1::ListAgentsResponse agents;
-  grpc::Status status = stub.ListAgents(&ctx, {}, &agents);
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
+  absl::Status status =
+      common::FromGrpcStatus(stub.ListAgents(&ctx, {}, &agents));
+  if (!status.ok()) return status;
   std::vector<std::string> nodes;
   for (const v1::AgentInfo& a : agents.agents()) {
     if (a.state() == "alive") nodes.push_back(a.node_name());

@@ -11,16 +11,10 @@
 #include "client/output/json_printer.h"
 #include "client/output/units.h"
 #include "daemon/core/byte_size.h"
+#include "daemon/core/regression.h"
 
 namespace fabricpulse::client {
 namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  if (n == 0) return 0;
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 void PrintTable(const PairMatrix& m, const OutputOptions& o,
                 std::ostream& out) {
@@ -144,7 +138,7 @@ PairMatrix BuildPairMatrix(const std::string& sweep_id, int nranks,
       busbw.push_back(p.busbw_bytes_per_second());
     }
     g.min_busbw = *std::min_element(busbw.begin(), busbw.end());
-    g.median_busbw = Median(busbw);
+    g.median_busbw = core::Median(busbw);
     m.groups.push_back(std::move(g));
   }
   return m;

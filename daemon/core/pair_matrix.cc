@@ -2,28 +2,21 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <utility>
 
 #include "daemon/core/op_traits.h"
 #include "daemon/core/pair_schedule.h"
+#include "daemon/core/regression.h"
 
 namespace fabricpulse::core {
 namespace {
 
-std::optional<const RankStepTiming*> Find(
-    const std::vector<RankStepTiming>& ranks, int rank) {
+// `rank`'s timing, or nullptr when it did not report.
+const RankStepTiming* Find(const std::vector<RankStepTiming>& ranks, int rank) {
   for (const RankStepTiming& t : ranks) {
     if (t.rank == rank) return &t;
   }
-  return std::nullopt;
-}
-
-// The nearest-rank-below median of `values` (sorted here).
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return nullptr;
 }
 
 }  // namespace
@@ -43,12 +36,12 @@ std::vector<PairMeasurement> MeasurePairs(
     pair.rank_b = b;
     pair.path = ClassifyPath(locations[a], locations[b]);
     pair.bytes = step.bytes;
-    pair.time_seconds = std::max((*ta)->mean_seconds, (*tb)->mean_seconds);
+    pair.time_seconds = std::max(ta->mean_seconds, tb->mean_seconds);
     if (pair.time_seconds > 0) {
       pair.algbw = static_cast<double>(step.bytes) / pair.time_seconds;
       pair.busbw = pair.algbw * BusBandwidthFactor(Op::kPairwise, nranks);
     }
-    pair.wrong = (*ta)->wrong + (*tb)->wrong;
+    pair.wrong = ta->wrong + tb->wrong;
     out.push_back(pair);
   }
   return out;

@@ -22,10 +22,9 @@ constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
                           Op::kPairwise};
 
 TEST(OpNameTest, CanonicalNamesRoundTrip) {
-  const char* kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
-                          "broadcast",  "reduce",     "alltoall",
-                          "sendrecv",   "gather",     "scatter",
-                          "pairwise"};
+  const char* kNames[] = {
+      "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+      "alltoall",   "sendrecv",   "gather",         "scatter",   "pairwise"};
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(OpName(kAllOps[i]), kNames[i]);
     absl::StatusOr<Op> parsed = ParseOp(kNames[i]);
