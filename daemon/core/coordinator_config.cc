@@ -355,9 +355,10 @@ CoordinatorConfig DefaultCoordinatorConfig() {
   nightly.spec.max_bytes = 1ull << 30;
   nightly.spec.factor = 2;
   nightly.spec.timeout = absl::Seconds(60);
-  // The shipped file's iters: auto, max_iters: 10.
+  // The shipped file's iters: auto, min_iters: 4, max_iters: 8.
   nightly.spec.adaptive.enabled = true;
-  nightly.spec.adaptive.max_iters = 10;
+  nightly.spec.adaptive.min_iters = 4;
+  nightly.spec.adaptive.max_iters = 8;
   config.plans.emplace(nightly.name, nightly);
 
   PlanConfig hourly;

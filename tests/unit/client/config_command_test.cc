@@ -42,7 +42,7 @@ TEST(ConfigCheckTest, TheShippedConfigIsValidAndSummarized) {
   EXPECT_THAT(text, HasSubstr("plan nightly-full: all_reduce, all_gather, "
                               "reduce_scatter, alltoall, broadcast, sendrecv; "
                               "8 to 1G (factor 2);"));
-  EXPECT_THAT(text, HasSubstr("iters auto (1 % tolerance, 5 to 10"));
+  EXPECT_THAT(text, HasSubstr("iters auto (1 % tolerance, 4 to 8"));
   EXPECT_THAT(text, HasSubstr("schedule nightly: plan nightly-full, cron \"0 2 "
                               "* * *\" (UTC); next: 2026-12-02 02:00 UTC, "
                               "2026-12-03 02:00 UTC\n"));

@@ -81,8 +81,8 @@ TEST(PlanAdaptiveTest, ShippedNightlyIsAdaptive) {
   const SweepSpec& nightly = defaults.plans.at("nightly-full").spec;
   EXPECT_TRUE(nightly.adaptive.enabled);
   EXPECT_EQ(nightly.adaptive.tolerance, 0.01);
-  EXPECT_EQ(nightly.adaptive.min_iters, 5);
-  EXPECT_EQ(nightly.adaptive.max_iters, 10);
+  EXPECT_EQ(nightly.adaptive.min_iters, 4);
+  EXPECT_EQ(nightly.adaptive.max_iters, 8);
   EXPECT_EQ(nightly.adaptive.step_time_cap, absl::Seconds(2));
   EXPECT_FALSE(defaults.plans.at("hourly-allreduce").spec.adaptive.enabled);
 }
