@@ -17,6 +17,7 @@
 #include "client/cli/help_text.h"
 #include "client/cli/local_signal_guard.h"
 #include "client/cli/man_page.h"
+#include "client/cli/moe_options.h"
 #include "client/cli/option_choices.h"
 #include "client/commands/abort_command.h"
 #include "client/commands/agents_command.h"
@@ -311,6 +312,7 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
         "--timeout"}) {
     sweep->get_option(name)->excludes(plan);
   }
+  for (CLI::Option* moe : AddMoeOptions(sweep, f.moe)) moe->excludes(plan);
 }
 
 void AddReportCommand(CLI::App& app, CommandSet& set) {

@@ -78,6 +78,7 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   spec.dtype = flags.dtype;
   spec.redop = flags.redop;
   spec.root = flags.root;
+  spec.moe = flags.moe;
   if (absl::Status iters = ApplyItersFlags(flags.iters, spec); !iters.ok()) {
     return iters;
   }

@@ -23,6 +23,8 @@ struct SweepFlags {
   std::string dtype = "float";
   std::string redop = "sum";
   int root = 0;
+  // The moe ops' shape (--moe-tokens, ...; client/cli/moe_options.h).
+  core::MoeShape moe;
   // --iters N|auto and the adaptive settings.
   ItersFlags iters;
   int warmup = 5;

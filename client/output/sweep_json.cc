@@ -3,9 +3,12 @@
 #include "absl/time/time.h"
 #include "client/output/json_writer.h"
 #include "client/output/max_bytes_auto_text.h"
+#include "client/output/moe_traffic.h"
 #include "client/output/result_fields.h"
 #include "client/output/units.h"
+#include "daemon/common/spec_convert.h"
 #include "daemon/core/adaptive_iters.h"
+#include "daemon/core/op_traits.h"
 #include "daemon/core/version.h"
 
 namespace fabricpulse::client {
@@ -81,6 +84,21 @@ void WriteSpec(JsonWriter& json, const v1::SweepSpec& spec) {
   const std::string max_bytes_auto = MaxBytesAutoJson(spec);
   json.Key("max_bytes_auto");
   max_bytes_auto.empty() ? json.Null() : json.Raw(max_bytes_auto);
+  json.Key("moe");
+  if (spec.has_moe()) {
+    const core::MoeShape moe = common::SpecFromProto(spec).moe;
+    json.BeginObject();
+    json.Key("tokens").Int(moe.tokens);
+    json.Key("hidden").Int(moe.hidden);
+    json.Key("topk").Int(moe.topk);
+    json.Key("experts_per_rank").Int(moe.experts_per_rank);
+    json.Key("skew").Number(moe.skew);
+    json.Key("seed").Unsigned(moe.seed);
+    json.Key("dtype").String(moe.dtype);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
   json.EndObject();
 }
 
@@ -103,11 +121,26 @@ void WriteRanks(JsonWriter& json, const SweepDocument& doc) {
   json.EndArray();
 }
 
-void WriteStep(JsonWriter& json, const v1::StepResult& result,
-               const OutputOptions& options) {
+void WriteStep(JsonWriter& json, const SweepDocument& doc,
+               const v1::StepResult& result, const OutputOptions& options) {
   json.BeginObject();
   for (const ResultField& field : ResultFields(result, options)) {
     WriteField(json, field);
+  }
+  absl::StatusOr<core::Op> op = core::ParseOp(result.step().op());
+  if (op.ok() && core::IsMoe(*op)) {
+    json.Key("moe_traffic");
+    const std::optional<MoeTraffic> traffic =
+        MoeTrafficOf(doc.sweep.spec(), doc.sweep.ranks());
+    if (traffic) {
+      json.BeginObject();
+      json.Key("self_bytes").Number(traffic->self_bytes);
+      json.Key("intra_node_bytes").Number(traffic->intra_node_bytes);
+      json.Key("network_bytes").Number(traffic->network_bytes);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
   }
   if (result.pairs_size() > 0) {
     json.Key("pairs").BeginArray();
@@ -165,7 +198,9 @@ void WriteSweep(JsonWriter& json, const SweepDocument& doc,
   json.Key("steps");
   if (doc.steps) {
     json.BeginArray();
-    for (const v1::StepResult& r : *doc.steps) WriteStep(json, r, options);
+    for (const v1::StepResult& r : *doc.steps) {
+      WriteStep(json, doc, r, options);
+    }
     json.EndArray();
   } else {
     json.Null();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_replace.h"
 #include "client/output/baseline_comparison.h"
 #include "client/output/max_bytes_auto_text.h"
+#include "client/output/moe_traffic.h"
 #include "client/output/result_fields.h"
 #include "client/output/table_devices.h"
 #include "client/output/units.h"
@@ -89,6 +90,9 @@ void TablePrinter::Begin(const v1::SweepSpec& spec,
   check_ = spec.check();
   adaptive_ = spec.has_adaptive();
   sweep_id_ = started.sweep_id();
+  spec_ = spec;
+  ranks_ = started.ranks();
+  if (ranks_.empty() && context_.summary) ranks_ = context_.summary->ranks();
 
   std::vector<std::string> nodes(started.nodes().begin(),
                                  started.nodes().end());
@@ -154,6 +158,10 @@ void TablePrinter::CommReady(const v1::SweepCommReady& ready) {
 
 void TablePrinter::Add(const v1::StepResult& result) {
   const v1::StepKey& step = result.step();
+  absl::StatusOr<core::Op> op_kind = core::ParseOp(step.op());
+  if (op_kind.ok() && core::IsMoe(*op_kind) && moe_results_.size() < 2) {
+    moe_results_.push_back(result);
+  }
   const std::optional<ReportedFigures> shown =
       Reported(result, options_.time_across_ranks);
   if (shown && std::isfinite(shown->busbw_bytes_per_second)) {
@@ -244,6 +252,10 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
         iterations_min_ == iterations_max_
             ? absl::StrCat(iterations_min_)
             : absl::StrCat(iterations_min_, " to ", iterations_max_));
+  }
+  for (const std::string& line :
+       MoeTableLines(spec_, ranks_, moe_results_, options_)) {
+    out_ << line << "\n";
   }
   out_ << absl::StrFormat("# Sweep duration       : %.3f s\n",
                           finished.duration_seconds());

@@ -34,7 +34,9 @@ namespace fabricpulse::client {
 // as nccl-tests): a result without that time (avg of history stored before
 // it was recorded) shows "n/a" and the footer says how many did; "Avg bus
 // bandwidth" averages the bandwidths shown. The regressions listed after
-// the table are the coordinator's verdicts, on the slowest rank.
+// the table are the coordinator's verdicts, on the slowest rank. The moe
+// ops' rows are followed, at Finish, by their shape and the bytes each rank
+// received by path with their bandwidths (moe_traffic.h).
 //
 // Bandwidths are in `options.unit` (named in the unit row). With
 // `options.raw` there is no unit row, times are in seconds and bandwidths in
@@ -116,6 +118,11 @@ class TablePrinter : public ResultPrinter {
   // The regressed steps, listed after the table; at most the sweep's step
   // count.
   std::vector<v1::StepResult> regressed_;
+  // The moe results (at most 2), listed after the table with their traffic
+  // (moe_traffic.h) from the spec and the rank map.
+  std::vector<v1::StepResult> moe_results_;
+  v1::SweepSpec spec_;
+  google::protobuf::RepeatedPtrField<v1::RankPlacement> ranks_;
 };
 
 }  // namespace fabricpulse::client

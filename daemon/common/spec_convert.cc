@@ -1,5 +1,6 @@
 #include "daemon/common/spec_convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -42,6 +43,18 @@ core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
       spec.max_bytes_auto.ops.push_back(
           {op.op(), op.max_bytes(), op.buffer_bytes()});
     }
+  }
+  if (proto.has_moe()) {
+    const v1::MoeShape& m = proto.moe();
+    if (m.has_tokens()) spec.moe.tokens = m.tokens();
+    if (m.has_hidden()) spec.moe.hidden = m.hidden();
+    if (m.has_topk()) spec.moe.topk = m.topk();
+    if (m.has_experts_per_rank()) {
+      spec.moe.experts_per_rank = m.experts_per_rank();
+    }
+    if (m.has_skew()) spec.moe.skew = m.skew();
+    if (m.has_seed()) spec.moe.seed = m.seed();
+    if (m.has_dtype()) spec.moe.dtype = m.dtype();
   }
   if (proto.has_adaptive()) {
     const v1::AdaptiveIters& a = proto.adaptive();
@@ -90,6 +103,21 @@ v1::SweepSpec SpecToProto(const core::SweepSpec& spec) {
       entry->set_max_bytes(op.max_bytes);
       entry->set_buffer_bytes(op.buffer_bytes);
     }
+  }
+  const bool any_moe = std::any_of(
+      spec.ops.begin(), spec.ops.end(), [](const std::string& name) {
+        absl::StatusOr<core::Op> op = core::ParseOp(name);
+        return op.ok() && core::IsMoe(*op);
+      });
+  if (any_moe || !(spec.moe == core::MoeShape())) {
+    v1::MoeShape* m = proto.mutable_moe();
+    m->set_tokens(spec.moe.tokens);
+    m->set_hidden(spec.moe.hidden);
+    m->set_topk(spec.moe.topk);
+    m->set_experts_per_rank(spec.moe.experts_per_rank);
+    m->set_skew(spec.moe.skew);
+    m->set_seed(spec.moe.seed);
+    m->set_dtype(spec.moe.dtype);
   }
   if (spec.adaptive.enabled) {
     v1::AdaptiveIters* adaptive = proto.mutable_adaptive();

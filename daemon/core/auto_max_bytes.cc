@@ -100,7 +100,12 @@ void SetMaxBytes(const MaxBytesChoice& choice, SweepSpec& spec) {
 }
 
 absl::Status ValidateMaxBytesAuto(const SweepSpec& spec,
-                                  const std::vector<Op>& ops) {
+                                  const std::vector<Op>& spec_ops) {
+  // The moe ops run at their shape, not at a size: auto leaves them out.
+  std::vector<Op> ops;
+  for (Op op : spec_ops) {
+    if (!IsMoe(op)) ops.push_back(op);
+  }
   const MaxBytesAuto& a = spec.max_bytes_auto;
   if (!HasMaxBytesAuto(spec)) {
     if (!a.ops.empty()) {
@@ -186,6 +191,7 @@ absl::Status ResolveMaxBytesAuto(SweepSpec& spec, const ResolvedSpec& resolved,
   std::vector<OpMaxBytes> picked;
   uint64_t largest = 0;
   for (Op op : resolved.ops) {
+    if (IsMoe(op)) continue;  // run at their shape, not at a size
     const uint64_t size = LargestFitting(spec, resolved, op, nranks, budget);
     if (size == 0) {
       const uint64_t needed =

@@ -18,6 +18,8 @@ static_assert(static_cast<int>(Op::kSendRecv) == f::kSendRecv);
 static_assert(static_cast<int>(Op::kGather) == f::kGather);
 static_assert(static_cast<int>(Op::kScatter) == f::kScatter);
 static_assert(static_cast<int>(Op::kPairwise) == f::kPairwise);
+static_assert(static_cast<int>(Op::kMoeDispatch) == f::kMoeDispatch);
+static_assert(static_cast<int>(Op::kMoeCombine) == f::kMoeCombine);
 static_assert(static_cast<int>(RedOp::kSum) == f::kSum);
 static_assert(static_cast<int>(RedOp::kProd) == f::kProd);
 static_assert(static_cast<int>(RedOp::kMin) == f::kMin);

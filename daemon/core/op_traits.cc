@@ -20,7 +20,7 @@ struct OpInfo {
   bool in_place;
 };
 
-constexpr std::array<OpInfo, 10> kOps = {{
+constexpr std::array<OpInfo, 12> kOps = {{
     {Op::kAllReduce, "all_reduce", true, false, false, true},
     {Op::kAllGather, "all_gather", false, false, true, true},
     {Op::kReduceScatter, "reduce_scatter", true, false, true, true},
@@ -31,6 +31,8 @@ constexpr std::array<OpInfo, 10> kOps = {{
     {Op::kGather, "gather", false, true, true, true},
     {Op::kScatter, "scatter", false, true, true, true},
     {Op::kPairwise, "pairwise", false, false, false, false},
+    {Op::kMoeDispatch, "moe_dispatch", false, false, false, false},
+    {Op::kMoeCombine, "moe_combine", false, false, false, false},
 }};
 
 constexpr std::array<std::pair<absl::string_view, Op>, 7> kAliases = {{
@@ -57,6 +59,7 @@ bool IsReduction(Op op) { return Info(op).reduction; }
 bool IsRooted(Op op) { return Info(op).rooted; }
 bool SplitsCount(Op op) { return Info(op).splits; }
 bool SupportsInPlace(Op op) { return Info(op).in_place; }
+bool IsMoe(Op op) { return op == Op::kMoeDispatch || op == Op::kMoeCombine; }
 
 absl::StatusOr<Op> ParseOp(absl::string_view name) {
   std::string lower = absl::AsciiStrToLower(name);
@@ -91,6 +94,8 @@ double BusBandwidthFactor(Op op, int nranks) {
     case Op::kReduce:
     case Op::kSendRecv:
     case Op::kPairwise:
+    case Op::kMoeDispatch:
+    case Op::kMoeCombine:
       return 1.0;
   }
   return 1.0;

@@ -23,6 +23,10 @@ enum class Op {
   // Every rank pair, bidirectional sendrecv, in rounds of disjoint pairs
   // (pair_schedule.h): the matrix.
   kPairwise,
+  // The MoE probe (moe_routing.h): dispatch sends each token's row to the
+  // ranks of its experts, combine sends them back (all-to-all-v).
+  kMoeDispatch,
+  kMoeCombine,
 };
 
 absl::string_view OpName(Op op);
@@ -37,6 +41,9 @@ bool IsReduction(Op op);
 bool IsRooted(Op op);
 // True for ops whose total count is split in nranks equal chunks.
 bool SplitsCount(Op op);
+// True for moe_dispatch and moe_combine: one step at the spec's MoE shape
+// (moe_shape.h) instead of a size schedule.
+bool IsMoe(Op op);
 // True for ops that have an in-place variant here (all but alltoall and
 // sendrecv).
 bool SupportsInPlace(Op op);
@@ -44,7 +51,8 @@ bool SupportsInPlace(Op op);
 // busbw = algbw * factor, nccl-tests' factors: all_reduce 2(n-1)/n;
 // all_gather, reduce_scatter, alltoall, gather, scatter (n-1)/n;
 // broadcast, reduce, sendrecv 1; pairwise 1 (per pair, per direction, as
-// sendrecv).
+// sendrecv); moe ops 1 here (their factor depends on the routing:
+// MoeBusBandwidthFactor in moe_routing.h).
 double BusBandwidthFactor(Op op, int nranks);
 
 // Element count of a step of `bytes` with `element_size`-byte elements: the

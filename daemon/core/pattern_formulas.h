@@ -28,6 +28,10 @@ enum OpCode : int {
   kGather = 7,
   kScatter = 8,
   kPairwise = 9,
+  // The moe ops' values come from their routing (core/moe_data.h), not
+  // from these formulas.
+  kMoeDispatch = 10,
+  kMoeCombine = 11,
 };
 enum RedOpCode : int { kSum = 0, kProd = 1, kMin = 2, kMax = 3, kAvg = 4 };
 enum DTypeCode : int {

@@ -135,6 +135,8 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
       }
     } else if (key == "iters") {
       status = ReadItersField(field, sub, spec);
+    } else if (IsMoePlanKey(key)) {
+      status = ReadMoePlanField(key, field, sub, spec.moe);
     } else if (IsAdaptivePlanKey(key)) {
       status = ReadAdaptivePlanField(key, field, sub, spec.adaptive);
     } else if (key == "warmup") {
@@ -376,22 +378,28 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
     return ConfigError(field.line, path,
                        "has no fields; write {} for a plan with all defaults");
   }
-  absl::StatusOr<Fields> fields = ReadMap(
-      field.value, field.line, path,
-      {"ops",   "min_bytes", "max_bytes", "factor",    "step_bytes",
-       "dtype", "redop",     "root",      "iters",     "warmup",
-       "check", "placement", "graph",     "timeout",   "fresh_comm",
-       "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap"});
+  std::vector<absl::string_view> keys = {
+      "ops",   "min_bytes", "max_bytes", "factor",    "step_bytes",
+      "dtype", "redop",     "root",      "iters",     "warmup",
+      "check", "placement", "graph",     "timeout",   "fresh_comm",
+      "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap"};
+  for (absl::string_view key : MoePlanKeys()) keys.push_back(key);
+  absl::StatusOr<Fields> fields = ReadMap(field.value, field.line, path, keys);
   if (!fields.ok()) return fields.status();
   PlanConfig plan;
   plan.name = name;
   absl::Status status = ReadPlanFields(*fields, path, plan);
   if (!status.ok()) return status;
 
-  // Root is checked against the real rank count when the sweep runs.
+  // Root is checked against the real rank count when the sweep runs, and
+  // so is what depends on it: the plan is checked at the fewest ranks its
+  // ops allow (pairwise: 2; the moe ops: enough experts for topk).
   SweepSpec checked = plan.spec;
   checked.root = 0;
-  absl::StatusOr<ResolvedSpec> resolved = Validate(checked, /*nranks=*/1);
+  const int experts = std::max(checked.moe.experts_per_rank, 1);
+  const int fewest_ranks =
+      std::max(2, (std::max(checked.moe.topk, 1) + experts - 1) / experts);
+  absl::StatusOr<ResolvedSpec> resolved = Validate(checked, fewest_ranks);
   if (!resolved.ok()) {
     const absl::string_view message = resolved.status().message();
     std::string key(message.substr(0, message.find(':')));

@@ -93,6 +93,13 @@ absl::Status ReadAdaptivePlanField(absl::string_view key, const Field& field,
 absl::Status CheckAdaptivePlanKeys(const Fields& fields, absl::string_view path,
                                    const SweepSpec& spec);
 
+// A plan's MoE keys (plan_moe.cc): the shape of its moe ops (ranges are
+// Validate's to check).
+bool IsMoePlanKey(absl::string_view key);
+std::vector<absl::string_view> MoePlanKeys();
+absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
+                              absl::string_view path, MoeShape& moe);
+
 // A list of strings, each with its 1-based line. Errors: INVALID_ARGUMENT
 // when the value is not a list or an element is not a string.
 struct ListItem {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "daemon/core/limits.h"
+#include "daemon/core/moe_routing.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -85,7 +86,9 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
   MergeArrivals(ranks, merged);
   if (merged.time_seconds > 0) {
     merged.algbw = static_cast<double>(step.bytes) / merged.time_seconds;
-    merged.busbw = merged.algbw * BusBandwidthFactor(step.op, nranks);
+    merged.busbw =
+        merged.algbw * (IsMoe(step.op) ? MoeBusBandwidthFactor(step.moe, nranks)
+                                       : BusBandwidthFactor(step.op, nranks));
   }
   return merged;
 }

@@ -8,6 +8,7 @@
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/limits.h"
+#include "daemon/core/moe_routing.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/pair_schedule.h"
 #include "daemon/core/status_macros.h"
@@ -115,6 +116,15 @@ absl::StatusOr<ResolvedSpec> Validate(const SweepSpec& spec, int nranks) {
                      "ranks; this sweep has ",
                      nranks));
   }
+  const bool any_moe =
+      std::any_of(resolved.ops.begin(), resolved.ops.end(), IsMoe);
+  if (any_moe) {
+    FP_RETURN_IF_ERROR(ValidateMoeShape(spec.moe, nranks));
+    if (spec.graph) {
+      return absl::InvalidArgumentError(
+          "graph: not supported with the moe ops; allowed: graph off");
+    }
+  }
   FP_RETURN_IF_ERROR(ValidateSizes(spec));
   FP_RETURN_IF_ERROR(ValidateMaxBytesAuto(spec, resolved.ops));
   FP_ASSIGN_OR_RETURN(resolved.dtype, ParseDType(spec.dtype));
@@ -170,6 +180,22 @@ std::vector<uint64_t> SizeSchedule(const SweepSpec& spec, uint64_t max_bytes) {
   return sizes;
 }
 
+namespace {
+
+Step MoeStep(const MoeShape& shape, Op op) {
+  Step step;
+  step.op = op;
+  // The shape was validated, its dtype with it.
+  step.dtype = MoeDType(shape).value_or(DType::kBfloat16);
+  step.count = static_cast<uint64_t>(shape.tokens) * shape.hidden;
+  step.bytes = step.count * DTypeSize(step.dtype);
+  step.root = -1;
+  step.moe = shape;
+  return step;
+}
+
+}  // namespace
+
 std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
                               uint64_t bytes, int nranks) {
   std::vector<Step> steps;
@@ -209,6 +235,12 @@ absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks) {
   const size_t element = DTypeSize(resolved.dtype);
   std::vector<Step> steps;
   for (Op op : resolved.ops) {
+    if (IsMoe(op)) {
+      Step step = MoeStep(spec.moe, op);
+      step.index = static_cast<int>(steps.size());
+      steps.push_back(step);
+      continue;
+    }
     FP_ASSIGN_OR_RETURN(const uint64_t max_bytes, MaxBytesOf(spec, op));
     const std::vector<uint64_t> sizes = SizeSchedule(spec, max_bytes);
     // SizeSchedule stops one past kMaxSteps sizes. Refuse here rather than
@@ -265,6 +297,10 @@ uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks) {
   uint64_t max_bytes = 0;
   for (const Step& step : steps) {
     const size_t element = DTypeSize(step.dtype);
+    if (IsMoe(step.op)) {
+      max_bytes = std::max(max_bytes, MoeMaxBufferBytes(step.moe, nranks));
+      continue;
+    }
     BufferLayout layout =
         LayoutFor(step.op, step.count, nranks, 0, step.in_place);
     uint64_t elements = layout.in_place ? layout.alloc_count

@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "daemon/core/adaptive_iters.h"
 #include "daemon/core/dtype.h"
+#include "daemon/core/moe_shape.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/redop.h"
 
@@ -76,6 +77,9 @@ struct SweepSpec {
   // On (fraction != 0): max_bytes is ignored until the coordinator resolves
   // the per-op sizes, then it is the largest of them.
   MaxBytesAuto max_bytes_auto;
+  // The moe ops' shape (moe_shape.h); the size schedule and dtype do not
+  // apply to them.
+  MoeShape moe;
 };
 
 // One measurement: one op at one size and placement.
@@ -90,6 +94,9 @@ struct Step {
   bool in_place = false;
   // The pairwise op's round (pair_schedule.h); -1 for other ops.
   int round = -1;
+  // The moe ops' shape (bytes: one rank's tokens, tokens x hidden x the
+  // element size; count: tokens x hidden); unused by other ops.
+  MoeShape moe;
 };
 
 // A validated spec with names resolved.
@@ -122,9 +129,10 @@ std::vector<Step> StepsAtSize(const ResolvedSpec& resolved, int root, Op op,
 
 // Expands a spec into its ordered steps: for each op, for each size, the
 // out-of-place step then the in-place step (as the placement asks; ops
-// without an in-place variant get out-of-place only). Sizes too small for an
-// op's split are dropped. With --max-bytes auto, each op's sizes go up to
-// its own resolved size. The same spec and nranks always give the same
+// without an in-place variant get out-of-place only); a moe op is one
+// step at the spec's MoE shape, out of place, in the shape's dtype. Sizes too
+// small for an op's split are dropped. With --max-bytes auto, each op's sizes
+// go up to its own resolved size. The same spec and nranks always give the same
 // list. Errors: those of Validate; INVALID_ARGUMENT when an op's schedule
 // has more than kMaxSteps sizes, the expansion more than kMaxSteps steps or
 // none, or max_bytes is auto and not resolved yet.
@@ -137,7 +145,8 @@ absl::StatusOr<std::vector<Step>> Expand(const SweepSpec& spec, int nranks);
 int OpsPerStepBound(const SweepSpec& spec);
 
 // Bytes of the largest buffer any step needs on one rank (send plus
-// receive), for sizing allocations once per sweep.
+// receive; for moe ops the busiest rank's rows), for sizing allocations
+// once per sweep.
 uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks);
 
 }  // namespace fabricpulse::core

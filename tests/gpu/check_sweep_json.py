@@ -40,6 +40,8 @@ OPS = {
     "gather": (False, True, True, True),
     "scatter": (False, True, True, True),
 }
+# daemon/core/sweep_spec.cc: one step per moe op at the --moe-* shape.
+MOE_OPS = ("moe_dispatch", "moe_combine")
 OP_ALIASES = {
     "allreduce": "all_reduce", "allgather": "all_gather",
     "reducescatter": "reduce_scatter", "all_to_all": "alltoall",
@@ -89,6 +91,11 @@ def parse_flags(argv):
     p.add_argument("--dtype", default="float")
     p.add_argument("--redop", default="sum")
     p.add_argument("--root", type=int, default=0)
+    p.add_argument("--moe-tokens", type=int, default=4096)
+    p.add_argument("--moe-hidden", type=int, default=7168)
+    p.add_argument("--moe-dtype", default="bfloat16")
+    for ignored in ("--moe-topk", "--moe-experts", "--moe-skew", "--moe-seed"):
+        p.add_argument(ignored)
     p.set_defaults(placement="both")
     for flag, placement in (("--in-place", "in_place"),
                             ("--out-of-place", "out_of_place"),
@@ -120,7 +127,7 @@ def expected_rows(flags, nranks):
     ops = []
     for name in flags.ops.split(","):
         name = OP_ALIASES.get(name.lower(), name.lower())
-        if name not in OPS:
+        if name not in OPS and name not in MOE_OPS:
             raise BadArgs("--ops: unknown op %r" % name)
         if name not in ops:
             ops.append(name)
@@ -144,6 +151,11 @@ def expected_rows(flags, nranks):
     element = DTYPES[dtype]
     rows = []
     for op in ops:
+        if op in MOE_OPS:
+            count = flags.moe_tokens * flags.moe_hidden
+            rows.append((op, count * DTYPES[flags.moe_dtype], count,
+                         flags.moe_dtype, "none", -1, False))
+            continue
         reduction, rooted, splits, has_in_place = OPS[op]
         for size in sizes:
             count = size // element

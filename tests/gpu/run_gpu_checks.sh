@@ -8,7 +8,8 @@
 #    NCCL's network path (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1): every op,
 #    several dtypes and redops, both placements, #wrong = 0; each sweep has
 #    exactly the op x size x placement rows its flags ask for, over all GPUs
-#    (tests/gpu/check_sweep_json.py).
+#    (tests/gpu/check_sweep_json.py); the MoE probe (moe_dispatch and
+#    moe_combine) at the default shape and in fp8 with a skewed routing.
 # Exits non-zero if any check fails.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,6 +48,9 @@ matrix() {  # runs the sweep matrix against $COORD
   done
   check "$tag graph" --ops all_reduce,all_gather --graph --min-bytes 8 --max-bytes 16M --factor 64 --iters 20
   check "$tag 8G all_reduce" --ops all_reduce --min-bytes 8G --max-bytes 8G --iters 2 --warmup 1 --out-of-place
+  check "$tag moe default shape" --ops moe_dispatch,moe_combine --iters 5 --warmup 2
+  check "$tag moe fp8 skewed" --ops moe_dispatch,moe_combine --moe-dtype fp8_e4m3 \
+    --moe-skew 1.5 --moe-tokens 2048 --moe-hidden 4096 --iters 5 --warmup 2
 }
 
 # Rank 1 as root where there is one (a root other than 0 is the harder

@@ -8,6 +8,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -108,6 +109,58 @@ TEST_F(JsonContractTest, LocalSweepDocumentMatchesTheSchema) {
               f.at("max_rank_time_seconds").number_value());
     EXPECT_GT(f.at("busbw_bytes_per_second").number_value(), 0);
   }
+}
+
+// A moe step carries its traffic by path, and the spec its shape.
+TEST_F(JsonContractTest, MoeStepsCarryTheirTrafficByPath) {
+  CliResult sweep = RunCli({"local",
+                            "--backend",
+                            "gloo",
+                            "--agents",
+                            "2",
+                            "--ranks",
+                            "1",
+                            "sweep",
+                            "--ops",
+                            "moe_dispatch,all_reduce",
+                            "--max-bytes",
+                            "1K",
+                            "--moe-tokens",
+                            "64",
+                            "--moe-hidden",
+                            "128",
+                            "--moe-topk",
+                            "2",
+                            "--iters",
+                            "2",
+                            "--warmup",
+                            "1",
+                            "--output",
+                            "json"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  ExpectValid(sweep.out);
+  const Struct doc = Parse(sweep.out);
+  const Struct& s = FirstSweep(doc);
+  const auto& moe = s.fields().at("spec").struct_value().fields().at("moe");
+  EXPECT_EQ(moe.struct_value().fields().at("tokens").number_value(), 64);
+  EXPECT_EQ(moe.struct_value().fields().at("dtype").string_value(), "bfloat16");
+  int moe_steps = 0;
+  for (const Value& step : s.fields().at("steps").list_value().values()) {
+    const auto& f = step.struct_value().fields();
+    if (f.at("op").string_value() != "moe_dispatch") {
+      EXPECT_EQ(f.count("moe_traffic"), 0u);
+      continue;
+    }
+    ++moe_steps;
+    EXPECT_EQ(f.at("wrong").number_value(), 0);
+    const auto& t = f.at("moe_traffic").struct_value().fields();
+    // One rank per node: nothing within a node; rows of 128 bf16 elements.
+    EXPECT_EQ(t.at("intra_node_bytes").number_value(), 0);
+    EXPECT_GT(t.at("network_bytes").number_value(), 0);
+    EXPECT_GT(t.at("self_bytes").number_value(), 0);
+    EXPECT_EQ(std::fmod(t.at("self_bytes").number_value() * 2, 256), 0);
+  }
+  EXPECT_EQ(moe_steps, 1);
 }
 
 class JsonContractClusterTest : public JsonContractTest {

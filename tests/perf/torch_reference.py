@@ -61,6 +61,12 @@ def run_op(op, size, rank, n, warmup, iters):
                 r.wait()
     else:
         raise ValueError(op)
+    return size, time_op(fn, dev, warmup, iters)
+
+
+def time_op(fn, dev, warmup, iters):
+    """Seconds per call of fn: `warmup` untimed calls, then `iters` between
+    two CUDA events; the slowest rank's (a collective ends with it)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize(dev)
@@ -71,12 +77,10 @@ def run_op(op, size, rank, n, warmup, iters):
         fn()
     end.record()
     torch.cuda.synchronize(dev)
-    t = start.elapsed_time(end) / 1e3 / iters
-    # The collective ends with its slowest rank.
-    tt = torch.tensor([t], device=dev, dtype=torch.float64)
-    dist.all_reduce(tt, op=dist.ReduceOp.MAX)
-    t = tt.item()
-    return size, t
+    t = torch.tensor([start.elapsed_time(end) / 1e3 / iters], device=dev,
+                     dtype=torch.float64)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return t.item()
 
 
 def worker(rank, n, args, port):

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,8 @@
 #include "daemon/core/byte_size.h"
 #include "daemon/core/clock.h"
 #include "daemon/core/data_pattern.h"
+#include "daemon/core/moe_data.h"
+#include "daemon/core/moe_routing.h"
 #include "daemon/core/status_macros.h"
 #include "gloo/transport/pair.h"
 
@@ -118,8 +121,12 @@ absl::Status GlooCommunicator::ValidateStep(const core::Step& step,
                      absl::StrCat("op_timeout must be positive; got ",
                                   absl::FormatDuration(options.op_timeout)));
   }
-  FP_RETURN_IF_ERROR(gloo_impl::CheckDType(step.dtype));
   const int n = nranks();
+  if (core::IsMoe(step.op)) {
+    // Rows are moved as bytes: the dtype only has to be the probe's.
+    return core::ValidateMoeShape(step.moe, n);
+  }
+  FP_RETURN_IF_ERROR(gloo_impl::CheckDType(step.dtype));
   if (step.count == 0) return StepError(step, "count is 0");
   if (core::SplitsCount(step.op) && step.count % n != 0) {
     return StepError(
@@ -172,8 +179,15 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
   const int n = nranks();
   const int r = rank();
   const size_t element = core::DTypeSize(step.dtype);
-  const core::BufferLayout layout =
+  core::BufferLayout layout =
       core::LayoutFor(step.op, step.count, n, r, step.in_place);
+  std::optional<core::MoeExchange> moe;
+  if (core::IsMoe(step.op)) {
+    FP_ASSIGN_OR_RETURN(moe, core::BuildMoeExchange(step.op, step.moe, n, r));
+    layout = core::BufferLayout();
+    layout.send_count = moe->send_total * moe->row_elements;
+    layout.recv_count = moe->recv_total * moe->row_elements;
+  }
   const uint64_t elements = layout.in_place
                                 ? layout.alloc_count
                                 : layout.send_count + layout.recv_count;
@@ -190,12 +204,17 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
   call.recv = base + (layout.in_place ? layout.recv_offset * element
                                       : layout.send_count * element);
   call.scratch = scratch_.data();
+  call.moe = moe ? &*moe : nullptr;
   call.timeout = ToChronoTimeout(options.op_timeout);
   context_->setTimeout(call.timeout);
 
   // Poison first: in place the two regions overlap, and the input must win.
   auto prepare = [&] {
     gloo_impl::Poison(call.recv, layout.recv_count * element);
+    if (moe) {
+      return core::FillMoeRows(step.dtype, moe->send_ids, moe->row_elements,
+                               call.send);
+    }
     return gloo_impl::FillInput(step, r, n, call.send, layout.send_count);
   };
   // Every rank runs the same sequence of ops, so the tags agree.
@@ -259,7 +278,11 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
     FP_RETURN_IF_ERROR(CheckCancelled(options));
     FP_RETURN_IF_ERROR(prepare());
     FP_RETURN_IF_ERROR(run_once());
-    if (core::HasCheckedOutput(step, r, n)) {
+    if (moe) {
+      FP_ASSIGN_OR_RETURN(
+          outcome.wrong,
+          core::CountMoeWrong(step.op, step.dtype, r, *moe, call.recv));
+    } else if (core::HasCheckedOutput(step, r, n)) {
       FP_ASSIGN_OR_RETURN(
           outcome.wrong,
           gloo_impl::CountWrong(step, r, n, call.recv, layout.recv_count));

@@ -12,6 +12,7 @@
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
+#include "gloo/alltoallv.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
 #include "gloo/common/error.h"
@@ -216,6 +217,42 @@ void Scatter(const Context& ctx, const OpCall& c) {
   ::gloo::scatter(opts);
 }
 
+// The exchange's rows, per peer, as elements of T (a type of the step's
+// element size: the rows are moved, never computed on).
+template <typename T>
+void MoeAllToAllV(const Context& ctx, const OpCall& c) {
+  const core::MoeExchange& x = *c.moe;
+  auto elements = [&](const std::vector<uint64_t>& rows) {
+    std::vector<int64_t> out;
+    out.reserve(rows.size());
+    for (uint64_t r : rows) {
+      out.push_back(static_cast<int64_t>(r * x.row_elements));
+    }
+    return out;
+  };
+  ::gloo::AlltoallvOptions opts(ctx);
+  opts.setInput<T>(static_cast<T*>(c.send), elements(x.send_rows));
+  opts.setOutput<T>(static_cast<T*>(c.recv), elements(x.recv_rows));
+  opts.setTag(c.tag);
+  opts.setTimeout(c.timeout);
+  ::gloo::alltoallv(opts);
+}
+
+absl::Status RunMoe(const Context& ctx, const OpCall& c) {
+  switch (core::DTypeSize(c.step->dtype)) {
+    case 1:
+      MoeAllToAllV<uint8_t>(ctx, c);
+      return absl::OkStatus();
+    case 2:
+      MoeAllToAllV<uint16_t>(ctx, c);
+      return absl::OkStatus();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("moe_dtype: ", core::DTypeName(c.step->dtype),
+                       " is not supported; allowed: bfloat16, fp8_e4m3"));
+  }
+}
+
 template <typename T>
 void Dispatch(const Context& ctx, const OpCall& c) {
   switch (c.step->op) {
@@ -239,6 +276,9 @@ void Dispatch(const Context& ctx, const OpCall& c) {
       return Scatter<T>(ctx, c);
     case core::Op::kPairwise:
       return Pairwise<T>(ctx, c);
+    case core::Op::kMoeDispatch:
+    case core::Op::kMoeCombine:
+      return;  // RunMoe, before the dtype is visited
   }
 }
 
@@ -260,6 +300,7 @@ uint64_t ScratchBytes(const core::Step& step, int nranks) {
 absl::Status RunGlooOp(const Context& context, const OpCall& call) {
   const size_t element = core::DTypeSize(call.step->dtype);
   try {
+    if (call.moe != nullptr) return RunMoe(context, call);
     if (call.nranks == 1) {
       if (call.recv != call.send) {
         std::memmove(call.recv, call.send, call.layout.recv_count * element);

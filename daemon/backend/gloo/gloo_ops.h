@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "daemon/core/moe_routing.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/sweep_spec.h"
 #include "gloo/context.h"
@@ -24,6 +25,8 @@ struct OpCall {
   void* send = nullptr;     // layout.send_count elements
   void* recv = nullptr;     // layout.recv_count elements
   void* scratch = nullptr;  // ScratchBytes(*step, nranks) bytes
+  // The moe ops' exchange on this rank (send and recv hold its rows).
+  const core::MoeExchange* moe = nullptr;
   std::chrono::milliseconds timeout{0};
   // Gloo slot tag; must be the same on every rank for the same op call and
   // differ between consecutive calls.
@@ -44,6 +47,9 @@ uint64_t ScratchBytes(const core::Step& step, int nranks);
 //   sendrecv       ring: whole buffer to rank+1, from rank-1
 //   gather         gloo::gather
 //   scatter        gloo::scatter
+//   pairwise       unbound-buffer sendrecv with the round's partner
+//   moe_dispatch,  gloo::alltoallv of the exchange's rows (bytes moved as
+//   moe_combine    they are: any dtype)
 // Avg is sum followed by a local division where the output is defined. With
 // one rank every op is a local copy (there is no peer to talk to). Never
 // throws. Errors: those of GlooExceptionToStatus (DEADLINE_EXCEEDED,

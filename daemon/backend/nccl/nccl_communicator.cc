@@ -16,13 +16,6 @@
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::backend {
-namespace {
-
-constexpr uint64_t kAlign = 256;
-
-uint64_t AlignUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
-
-}  // namespace
 
 NcclCommunicator::NcclCommunicator(ncclComm_t comm, int gpu, int rank,
                                    int nranks, double mem_fraction)
@@ -144,9 +137,9 @@ ncclResult_t NcclCommunicator::Guarded(
 
 absl::Status NcclCommunicator::Reserve(uint64_t max_bytes) {
   FP_RETURN_IF_ERROR(CudaToStatus(cudaSetDevice(gpu_), "cudaSetDevice"));
-  // Slack for aligning the receive region, and the last kAlign bytes for
+  // Slack for aligning the receive region, and the last kBufferAlign bytes for
   // the data check's counter.
-  const uint64_t need = max_bytes + 3 * kAlign;
+  const uint64_t need = max_bytes + 3 * kBufferAlign;
   if (need <= buffer_bytes_) return absl::OkStatus();
   size_t free_bytes = 0, total = 0;
   FP_RETURN_IF_ERROR(
@@ -225,6 +218,9 @@ absl::Status NcclCommunicator::Enqueue(const core::Step& step, const Buffers& b,
                      comm_, stream_);
             return ncclGroupEnd();
           }
+          case core::Op::kMoeDispatch:
+          case core::Op::kMoeCombine:
+            return EnqueueMoe(step, b);
           case core::Op::kPairwise: {
             // Both ways with this round's partner; a rank that sits the
             // round out enqueues nothing.
@@ -310,7 +306,7 @@ absl::StatusOr<int64_t> NcclCommunicator::CheckData(const core::Step& step,
   const absl::Time deadline = absl::Now() + options.op_timeout;
   FP_RETURN_IF_ERROR(Enqueue(step, b, deadline, options));
   unsigned long long* device_counter = reinterpret_cast<unsigned long long*>(
-      static_cast<char*>(buffer_) + buffer_bytes_ - kAlign);
+      static_cast<char*>(buffer_) + buffer_bytes_ - kBufferAlign);
   FP_RETURN_IF_ERROR(CudaToStatus(
       cudaMemsetAsync(device_counter, 0, sizeof(unsigned long long), stream_),
       "cudaMemsetAsync"));
@@ -344,33 +340,41 @@ absl::StatusOr<StepOutcome> NcclCommunicator::RunStep(
     FP_RETURN_IF_ERROR(core::ValidateAdaptive(options.adaptive, options.graph));
   }
   FP_RETURN_IF_ERROR(CudaToStatus(cudaSetDevice(gpu_), "cudaSetDevice"));
-  const core::BufferLayout layout =
-      core::LayoutFor(step.op, step.count, nranks_, rank_, step.in_place);
-  const uint64_t elem = core::DTypeSize(step.dtype);
-  // As core::MaxBufferBytes counts it; Reserve adds the alignment slack.
-  const uint64_t bytes = layout.in_place
-                             ? layout.alloc_count * elem
-                             : (layout.send_count + layout.recv_count) * elem;
-  FP_RETURN_IF_ERROR(Reserve(bytes));
-  const Buffers b = Place(step);
-  // Inputs are never all zeros: fill them before timing as well.
-  nccl_check::PatternArgs args{static_cast<int>(step.op),
-                               static_cast<int>(step.redop),
-                               static_cast<int>(step.dtype),
-                               step.root,
-                               rank_,
-                               nranks_,
-                               step.count};
-  FP_RETURN_IF_ERROR(
-      CudaToStatus(nccl_check::LaunchFill(b.send, b.send_count, args, stream_),
-                   "fill kernel"));
+  Buffers b;
+  if (core::IsMoe(step.op)) {
+    absl::StatusOr<Buffers> placed = PrepareMoe(step, options);
+    if (!placed.ok()) return broken_ ? placed.status() : Fail(placed.status());
+    b = *placed;
+  } else {
+    const core::BufferLayout layout =
+        core::LayoutFor(step.op, step.count, nranks_, rank_, step.in_place);
+    const uint64_t elem = core::DTypeSize(step.dtype);
+    // As core::MaxBufferBytes counts it; Reserve adds the alignment slack.
+    const uint64_t bytes = layout.in_place
+                               ? layout.alloc_count * elem
+                               : (layout.send_count + layout.recv_count) * elem;
+    FP_RETURN_IF_ERROR(Reserve(bytes));
+    b = Place(step);
+    // Inputs are never all zeros: fill them before timing as well.
+    nccl_check::PatternArgs args{static_cast<int>(step.op),
+                                 static_cast<int>(step.redop),
+                                 static_cast<int>(step.dtype),
+                                 step.root,
+                                 rank_,
+                                 nranks_,
+                                 step.count};
+    FP_RETURN_IF_ERROR(CudaToStatus(
+        nccl_check::LaunchFill(b.send, b.send_count, args, stream_),
+        "fill kernel"));
+  }
   StepOutcome outcome;
   absl::Status timed = options.graph
                            ? TimeGraph(step, b, options, &outcome)
                            : TimeIterations(step, b, options, &outcome);
   if (!timed.ok()) return broken_ ? timed : Fail(timed);
   if (options.check) {
-    auto wrong = CheckData(step, b, options);
+    auto wrong = core::IsMoe(step.op) ? CheckMoe(step, b, options)
+                                      : CheckData(step, b, options);
     if (!wrong.ok()) return broken_ ? wrong.status() : Fail(wrong.status());
     outcome.wrong = *wrong;
   }

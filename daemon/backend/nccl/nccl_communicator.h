@@ -7,14 +7,23 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/core/moe_routing.h"
 
 namespace fabricpulse::backend {
+
+// Regions of the sweep buffer start at multiples of this; its last
+// kBufferAlign bytes hold the data check's counter.
+inline constexpr uint64_t kBufferAlign = 256;
+inline uint64_t AlignUp(uint64_t v) {
+  return (v + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+}
 
 // RunStep/Reserve from one thread at a time; Abort() from any thread.
 class NcclCommunicator : public Communicator {
@@ -61,8 +70,26 @@ class NcclCommunicator : public Communicator {
     void* recv = nullptr;
     uint64_t send_count = 0;
     uint64_t recv_count = 0;
+    // The moe ops' exchange (moe_), else null.
+    const core::MoeExchange* moe = nullptr;
   };
   Buffers Place(const core::Step& step) const;
+  // The moe ops (nccl_moe.cc): builds moe_ for `step`, reserves and places
+  // its rows, and writes this rank's send rows (built on the host, copied
+  // once, before the warm-ups).
+  absl::StatusOr<Buffers> PrepareMoe(const core::Step& step,
+                                     const RunOptions& options);
+  // One exchange: a group of ncclSend/ncclRecv per peer with rows to move
+  // (this rank included, as torch's all_to_all_single does).
+  ncclResult_t EnqueueMoe(const core::Step& step, const Buffers& b);
+  // Poisons the receive rows, runs one exchange, copies them to the host
+  // and counts them with core::CountMoeWrong.
+  absl::StatusOr<int64_t> CheckMoe(const core::Step& step, const Buffers& b,
+                                   const RunOptions& options);
+  // Copies `bytes` between host and device on the stream and waits for it
+  // (bounded like an op).
+  absl::Status CopyAndWait(void* dst, const void* src, uint64_t bytes,
+                           cudaMemcpyKind kind, const RunOptions& options);
   // Enqueues one collective of `step` on the stream, waiting (bounded by
   // `deadline`, abort and cancellation) while a non-blocking communicator
   // reports the enqueue in progress. Failures abort the communicator.
@@ -132,6 +159,7 @@ class NcclCommunicator : public Communicator {
   double* agree_device_ = nullptr;
   double* agree_host_ = nullptr;  // pinned
   cudaEvent_t agree_event_ = nullptr;
+  std::optional<core::MoeExchange> moe_;
   void* buffer_ = nullptr;
   uint64_t buffer_bytes_ = 0;
   std::atomic<bool> broken_{false};

@@ -189,11 +189,13 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
                           "      - all_reduse"})),
             "config line 5: plans.p.ops[1]: unknown op 'all_reduse'; allowed: "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter, pairwise");
+            "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
+            "moe_combine");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops: []"})),
             "config line 3: plans.p.ops: empty; allowed: one or more of "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter, pairwise");
+            "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
+            "moe_combine");
   EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    dtype: float33"})),
               ::testing::StartsWith(
                   "config line 3: plans.p.dtype: unknown type 'float33'"));
@@ -265,7 +267,9 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
             "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
             "factor, fresh_comm, graph, iters, max_bytes, max_iters, "
-            "min_bytes, min_iters, nodes, ops, placement, redop, root, "
+            "min_bytes, min_iters, moe_dtype, moe_experts, moe_hidden, "
+            "moe_seed, moe_skew, moe_tokens, moe_topk, nodes, ops, "
+            "placement, redop, root, "
             "step_bytes, step_time_cap, timeout, tolerance, warmup");
   EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 5", "  window: 6"})),
             "config line 3: baseline.window: duplicate key (first at line 2)");
@@ -471,10 +475,52 @@ TEST(CoordinatorConfigTest, PlanBoundsAndNodeNames) {
       "config line 3: plans.p.ops[0]: unknown op "
       "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 bytes); allowed: "
       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-      "alltoall, sendrecv, gather, scatter, pairwise");
+      "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
+      "moe_combine");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: nan"})),
             "config line 3: plans.p.timeout: inf is out of range; allowed: "
             "more than 0s, up to 1h");
+}
+
+}  // namespace
+}  // namespace fabricpulse::core
+
+namespace fabricpulse::core {
+namespace {
+
+// A plan's MoE keys set the shape of its moe ops; bad values name the key
+// and its line; a top-k beyond one rank's experts is fine in a plan (the
+// rank count is checked when it runs).
+TEST(CoordinatorConfigMoeTest, PlanKeysSetTheShape) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      "plans:\n"
+      "  moe:\n"
+      "    ops: [moe_dispatch, moe_combine]\n"
+      "    moe_tokens: 1024\n"
+      "    moe_hidden: 4096\n"
+      "    moe_topk: 16\n"
+      "    moe_experts: 4\n"
+      "    moe_skew: 0.5\n"
+      "    moe_seed: 7\n"
+      "    moe_dtype: fp8_e4m3\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const MoeShape& moe = config->plans.at("moe").spec.moe;
+  EXPECT_EQ(moe.tokens, 1024);
+  EXPECT_EQ(moe.hidden, 4096);
+  EXPECT_EQ(moe.topk, 16);
+  EXPECT_EQ(moe.experts_per_rank, 4);
+  EXPECT_EQ(moe.skew, 0.5);
+  EXPECT_EQ(moe.seed, 7u);
+  EXPECT_EQ(moe.dtype, "fp8_e4m3");
+  absl::StatusOr<CoordinatorConfig> bad = ParseCoordinatorConfig(
+      "plans:\n"
+      "  moe:\n"
+      "    ops: [moe_dispatch]\n"
+      "    moe_skew: 9\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "config line 4: plans.moe.moe_skew: 9 is out of range; allowed: 0 "
+            "to 4");
 }
 
 }  // namespace

@@ -134,6 +134,9 @@ std::vector<std::vector<double>> Simulate(const Step& step, int nranks) {
           if (r == b) out = send[a];
         }
         break;
+      case Op::kMoeDispatch:
+      case Op::kMoeCombine:
+        break;  // their data check is moe_data_test's
     }
   }
   return recv;

@@ -16,16 +16,17 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
-                          Op::kBroadcast, Op::kReduce,    Op::kAllToAll,
-                          Op::kSendRecv,  Op::kGather,    Op::kScatter,
-                          Op::kPairwise};
+constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather,   Op::kReduceScatter,
+                          Op::kBroadcast, Op::kReduce,      Op::kAllToAll,
+                          Op::kSendRecv,  Op::kGather,      Op::kScatter,
+                          Op::kPairwise,  Op::kMoeDispatch, Op::kMoeCombine};
 
 TEST(OpNameTest, CanonicalNamesRoundTrip) {
-  const char* kNames[] = {
-      "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-      "alltoall",   "sendrecv",   "gather",         "scatter",   "pairwise"};
-  for (int i = 0; i < 10; ++i) {
+  const char* kNames[] = {"all_reduce", "all_gather",   "reduce_scatter",
+                          "broadcast",  "reduce",       "alltoall",
+                          "sendrecv",   "gather",       "scatter",
+                          "pairwise",   "moe_dispatch", "moe_combine"};
+  for (int i = 0; i < 12; ++i) {
     EXPECT_EQ(OpName(kAllOps[i]), kNames[i]);
     absl::StatusOr<Op> parsed = ParseOp(kNames[i]);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -33,7 +34,8 @@ TEST(OpNameTest, CanonicalNamesRoundTrip) {
   }
   EXPECT_EQ(AllOpNames(),
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-            "alltoall, sendrecv, gather, scatter, pairwise");
+            "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
+            "moe_combine");
 }
 
 TEST(ParseOpTest, AliasesAndCase) {
@@ -86,9 +88,12 @@ TEST(OpPropertiesTest, MatchNcclSemantics) {
       {Op::kGather, false, true, true, true},
       {Op::kScatter, false, true, true, true},
       {Op::kPairwise, false, false, false, false},
+      {Op::kMoeDispatch, false, false, false, false},
+      {Op::kMoeCombine, false, false, false, false},
   };
   for (const Props& p : kProps) {
     SCOPED_TRACE(OpName(p.op));
+    EXPECT_EQ(IsMoe(p.op), p.op == Op::kMoeDispatch || p.op == Op::kMoeCombine);
     EXPECT_EQ(IsReduction(p.op), p.reduction);
     EXPECT_EQ(IsRooted(p.op), p.rooted);
     EXPECT_EQ(SplitsCount(p.op), p.splits);
