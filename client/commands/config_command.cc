@@ -25,7 +25,7 @@ void PrintPlan(const core::PlanConfig& plan, std::ostream& out) {
       << absl::FormatDuration(s.timeout) << "; nodes "
       << (plan.nodes.empty() ? std::string("all live agents")
                              : absl::StrJoin(plan.nodes, ", "))
-      << "\n";
+      << "; isolate on " << core::IsolateOnText(plan.isolate_on) << "\n";
 }
 
 void PrintSchedule(const core::ScheduleConfig& schedule, absl::Time now,

@@ -15,6 +15,7 @@
 #include "client/output/progress_line.h"
 #include "client/output/units.h"
 #include "daemon/common/grpc_status.h"
+#include "daemon/common/isolation_measure.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
@@ -143,16 +144,8 @@ int RunIsolateCommand(const CoordinatorTarget& coordinator,
         RunAndCollect(**stub, RequestFor(collective, set), &progress,
                       absl::StrCat(flags.op, " on ", absl::StrJoin(set, ",")));
     if (!sweep.ok()) return sweep.status();
-    core::SetMeasurement m;
-    m.sweep_id = sweep->sweep_id;
-    m.ok = sweep->status.ok() && !sweep->results.empty();
-    if (m.ok) {
-      m.busbw = sweep->results.front().busbw_bytes_per_second();
-    } else {
-      m.error = sweep->status.ok() ? "no result"
-                                   : std::string(sweep->status.message());
-    }
-    return m;
+    return common::SetMeasurementOf(sweep->sweep_id, sweep->status,
+                                    sweep->results);
   };
   probe.pairwise = [&](const std::vector<std::string>& set)
       -> absl::StatusOr<std::vector<core::NodePairMeasurement>> {
@@ -160,24 +153,7 @@ int RunIsolateCommand(const CoordinatorTarget& coordinator,
         RunAndCollect(**stub, RequestFor(pairwise, set), &progress,
                       absl::StrCat("pairwise on ", absl::StrJoin(set, ",")));
     if (!sweep.ok()) return sweep.status();
-    std::vector<core::NodePairMeasurement> pairs;
-    for (const v1::StepResult& r : sweep->results) {
-      for (const v1::PairResult& p : r.pairs()) {
-        if (p.path() != "network") continue;
-        pairs.push_back({p.node_a(), p.node_b(),
-                         p.wrong() > 0 ? 0.0 : p.busbw_bytes_per_second()});
-      }
-    }
-    if (!sweep->status.ok()) {
-      // A pairwise round that fails says nothing about the other pairs:
-      // the pairs it did measure stand, the rest count as failed.
-      for (size_t i = 0; i < set.size(); ++i) {
-        for (size_t j = i + 1; j < set.size(); ++j) {
-          pairs.push_back({set[i], set[j], 0.0});
-        }
-      }
-    }
-    return pairs;
+    return common::NodePairsOf(set, sweep->status, sweep->results);
   };
   absl::StatusOr<core::IsolationReport> report = core::Isolate(nodes, probe);
   if (!report.ok()) {

@@ -10,6 +10,7 @@
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
 #include "client/output/csv_printer.h"
+#include "client/output/isolation_output.h"
 #include "client/output/json_printer.h"
 #include "client/output/result_printer.h"
 #include "client/output/sweep_json.h"
@@ -62,6 +63,9 @@ int PrintOne(const v1::GetSweepResponse& resp, const OutputOptions& output) {
                                   s.started_unix_seconds());
   }
   printer->Finish(finished);
+  if (output.format == OutputFormat::kTable && s.has_isolation()) {
+    std::cout << IsolationLines(s.isolation());
+  }
   // The table lists regressed steps itself (TablePrinter::Finish).
   return kExitOk;
 }

@@ -1,6 +1,7 @@
 #include "client/output/sweep_json.h"
 
 #include "absl/time/time.h"
+#include "client/output/isolation_output.h"
 #include "client/output/json_writer.h"
 #include "client/output/max_bytes_auto_text.h"
 #include "client/output/moe_traffic.h"
@@ -195,6 +196,11 @@ void WriteSweep(JsonWriter& json, const SweepDocument& doc,
   }
   json.Key("step_count").Int(s.steps());
   json.Key("regressions").Int(s.regressions());
+  // Only `results SWEEP_ID` of a sweep the coordinator isolated after.
+  if (s.has_isolation()) {
+    json.Key("isolation");
+    WriteIsolation(json, s.isolation());
+  }
   json.Key("steps");
   if (doc.steps) {
     json.BeginArray();

@@ -14,7 +14,11 @@ namespace {
 
 constexpr std::array<const char*, 5> kOutcomes = {
     "succeeded", "failed", "aborted", "interrupted", "preempted"};
-constexpr std::array<const char*, 2> kTriggers = {"cli", "schedule"};
+constexpr std::array<const char*, 3> kTriggers = {"cli", "schedule",
+                                                  "isolation"};
+// The verdicts of the coordinator's isolations (auto_isolator.h).
+constexpr std::array<const char*, 7> kIsolationVerdicts = {
+    "node", "link", "nodes", "none", "gave_up", "skipped", "interrupted"};
 
 std::string PlanLabel(const std::string& plan) {
   return plan.empty() ? "adhoc" : plan;
@@ -103,7 +107,20 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           registry, "fabricpulse_baseline_changes_total",
           "Succeeded sweeps that started a new baseline: another backend "
           "version or topology than the plan's newest good sweep")),
+      isolations_(CounterFamily(
+          registry, "fabricpulse_isolations_total",
+          "Isolations the coordinator ran by itself after a plan's sweep "
+          "regressed or failed, by verdict")),
       pairs_(registry) {}
+
+void CoordinatorMetrics::IsolationFinished(const std::string& plan,
+                                           const std::string& verdict) {
+  isolations_
+      .Add({{"plan", PlanLabel(plan)},
+            {"verdict",
+             Bounded(verdict, kIsolationVerdicts, "gave_up", "isolation")}})
+      .Increment();
+}
 
 void CoordinatorMetrics::BaselineChanged(const std::string& plan,
                                          bool backend_version, bool topology) {

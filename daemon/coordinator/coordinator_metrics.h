@@ -150,6 +150,11 @@ class CoordinatorMetrics {
   // per plan label.
   void BaselineChanged(const std::string& plan, bool backend_version,
                        bool topology);
+  // An isolation after a sweep of `plan` ended (auto_isolator.h):
+  // increments fabricpulse_isolations_total{plan, verdict}, verdict one of
+  // node, link, nodes, none, gave_up, skipped, interrupted (at most 7
+  // series per plan label; only plans with isolate_on have any).
+  void IsolationFinished(const std::string& plan, const std::string& verdict);
 
  private:
   // RecordVerdict's gauges; returns the step's regressions counter.
@@ -177,6 +182,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;
   prometheus::Family<prometheus::Counter>& baseline_changes_;
+  prometheus::Family<prometheus::Counter>& isolations_;
   PairMetrics pairs_;
 
   // Removes every step series of `labels` (the step's label set).

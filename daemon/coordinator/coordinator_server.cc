@@ -78,6 +78,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                 " sweep(s) from before the restart marked "
                                 "interrupted"));
   }
+  s->history_->MarkIsolationsInterrupted(absl::Now()).IgnoreError();
   auto metrics = common::MetricsServer::Start(
       config.metrics_listen, "coordinator", config.web_config_file);
   if (!metrics.ok()) return metrics.status();
@@ -97,6 +98,20 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->orchestrator_ = std::make_unique<SweepOrchestrator>(
       std::move(plans), s->history_.get(), s->coordinator_metrics_.get(),
       s->agent_clients_.get(), core::RealClock::Get());
+  // A plan's isolate_on: isolations run their sweeps through the same path
+  // as the CLI, in the background.
+  s->isolator_ = std::make_unique<AutoIsolator>(
+      &s->config_,
+      [orchestrator = s->orchestrator_.get()](const v1::SweepRequest& request,
+                                              const std::string& trigger,
+                                              const SweepSink& sink) {
+        return orchestrator->Execute(request, trigger, sink);
+      },
+      s->history_.get(), s->coordinator_metrics_.get(), core::RealClock::Get());
+  s->orchestrator_->SetSweepEndHook(
+      [isolator = s->isolator_.get()](const SweepEnd& end) {
+        isolator->OnSweepEnd(end);
+      });
   // Cron schedules run their plans through the same path as the CLI, held
   // back while a member's GPU is busy (unless allowed); they start firing
   // once the server listens.
@@ -168,6 +183,8 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
     housekeeping_.join();
   }
   if (scheduler_) scheduler_->RequestStop();
+  // Before the abort: an isolation's aborted sweep is then no evidence.
+  if (isolator_) isolator_->RequestStop();
   if (orchestrator_) {
     orchestrator_->AbortAll();
     // A KvGet holds no thread, but an open call would hold the server's
@@ -175,6 +192,7 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
     orchestrator_->rendezvous().Shutdown();
   }
   if (scheduler_) scheduler_->Stop();
+  if (isolator_) isolator_->Stop();
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
   // An aborted sweep ends once its agents answered the abort and their
   // streams drained, each bounded by the budget.

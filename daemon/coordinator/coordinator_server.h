@@ -13,6 +13,7 @@
 #include "daemon/common/health_endpoint.h"
 #include "daemon/common/metrics_server.h"
 #include "daemon/common/state_dir_lock.h"
+#include "daemon/coordinator/auto_isolator.h"
 #include "daemon/coordinator/coordinator_daemon_config.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/coordinator_service.h"
@@ -69,6 +70,9 @@ class CoordinatorServer {
   // The --config file as loaded (ListPlans answers from it).
   core::CoordinatorConfig config_;
   std::unique_ptr<SweepOrchestrator> orchestrator_;
+  // Runs sweeps through orchestrator_: declared after it, so destroyed
+  // first (Shutdown stops it before that).
+  std::unique_ptr<AutoIsolator> isolator_;
   // Before service_, which reads their state.
   std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
   std::unique_ptr<Scheduler> scheduler_;

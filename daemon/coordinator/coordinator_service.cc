@@ -150,6 +150,11 @@ grpc::Status CoordinatorServiceImpl::GetSweep(
   auto sweep = history_->GetSweep(request->sweep_id());
   if (!sweep.ok()) return common::ToGrpcStatus(sweep.status());
   *response->mutable_sweep() = SummaryFromRecord(sweep->sweep, &sweep->steps);
+  auto isolation = history_->GetIsolation(request->sweep_id());
+  if (isolation.ok() && isolation->has_value()) {
+    *response->mutable_sweep()->mutable_isolation() =
+        IsolationToProto(**isolation);
+  }
   for (const StepRecord& s : sweep->steps) {
     *response->add_results() = ResultFromStepRecord(s);
   }

@@ -187,4 +187,26 @@ v1::SweepSpec SpecFromJson(const std::string& json) {
   return spec;
 }
 
+v1::SweepIsolation IsolationToProto(const IsolationRecord& isolation) {
+  v1::SweepIsolation out;
+  out.set_cause(isolation.cause);
+  out.set_op(isolation.op);
+  out.set_bytes(isolation.bytes);
+  out.set_verdict(isolation.verdict);
+  for (const std::string& c : isolation.culprits) out.add_culprits(c);
+  out.set_summary(isolation.summary);
+  for (const IsolationRoundRecord& r : isolation.rounds) {
+    v1::IsolationRound* round = out.add_rounds();
+    round->set_role(r.role);
+    for (const std::string& n : r.nodes) round->add_nodes(n);
+    round->set_ok(r.ok);
+    if (r.ok) round->set_busbw_bytes_per_second(r.busbw);
+    round->set_error(r.error);
+    round->set_sweep_id(r.sweep_id);
+  }
+  out.set_started_unix_seconds(UnixSeconds(isolation.started));
+  out.set_finished_unix_seconds(UnixSeconds(isolation.finished));
+  return out;
+}
+
 }  // namespace fabricpulse::coordinator

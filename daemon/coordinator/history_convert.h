@@ -20,6 +20,8 @@ v1::SweepSummary SummaryFromRecord(const SweepRecord& sweep,
 // The spec as stored (JSON text) and back; an unreadable one gives an
 // empty spec.
 std::string SpecToJson(const v1::SweepSpec& spec);
+// An isolation as GetSweep answers it (SweepSummary.isolation).
+v1::SweepIsolation IsolationToProto(const IsolationRecord& isolation);
 v1::SweepSpec SpecFromJson(const std::string& json);
 
 }  // namespace fabricpulse::coordinator

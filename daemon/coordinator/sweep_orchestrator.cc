@@ -9,9 +9,43 @@
 #include "daemon/coordinator/sweep_recorder.h"
 #include "daemon/core/log.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/op_traits.h"
 #include "daemon/core/phase_timer.h"
 
 namespace fabricpulse::coordinator {
+namespace {
+
+IsolationStep StepOf(const core::Step& step) {
+  return {std::string(core::OpName(step.op)), step.bytes, step.in_place};
+}
+
+// What the sweep's end tells an isolation (isolation_trigger.h).
+SweepEnd EndOf(const SweepPlan& plan, const std::string& trigger,
+               const absl::Status& status, const SweepRecorder& recorder,
+               const std::vector<std::string>& nodes) {
+  SweepEnd end;
+  end.sweep_id = plan.sweep_id;
+  end.plan = plan.plan_name;
+  end.trigger = trigger;
+  end.status = status;
+  end.nodes = nodes;
+  end.regressed = recorder.first_regression();
+  const size_t done = static_cast<size_t>(recorder.results());
+  if (done < plan.steps.size() && plan.steps[done].op != core::Op::kPairwise) {
+    end.failed = StepOf(plan.steps[done]);
+  }
+  // The largest size of the first collective op.
+  for (const core::Step& step : plan.steps) {
+    if (step.op == core::Op::kPairwise) continue;
+    if (end.largest && end.largest->op != core::OpName(step.op)) continue;
+    if (!end.largest || step.bytes > end.largest->bytes) {
+      end.largest = StepOf(step);
+    }
+  }
+  return end;
+}
+
+}  // namespace
 
 SweepOrchestrator::SweepOrchestrator(core::CoordinatorConfig config,
                                      HistoryStore* history,
@@ -33,6 +67,12 @@ SweepOrchestrator::SweepOrchestrator(core::CoordinatorConfig config,
 void SweepOrchestrator::SetAdvertisedAddress(const std::string& address) {
   absl::MutexLock lock(&mu_);
   advertised_address_ = address;
+}
+
+void SweepOrchestrator::SetSweepEndHook(
+    std::function<void(const SweepEnd&)> hook) {
+  absl::MutexLock lock(&mu_);
+  end_hook_ = std::move(hook);
 }
 
 uint64_t SweepOrchestrator::sweeps_started() {
@@ -141,6 +181,12 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   sink(finished);
   timer.Mark("finish");
   FP_LOG_DEBUG(absl::StrCat("sweep ", plan.sweep_id, ": ", timer.Summary()));
+  std::function<void(const SweepEnd&)> hook;
+  {
+    absl::MutexLock lock(&mu_);
+    hook = end_hook_;
+  }
+  if (hook) hook(EndOf(plan, trigger, status, recorder, nodes));
   return status;
 }
 

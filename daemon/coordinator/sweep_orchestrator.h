@@ -18,6 +18,7 @@
 #include "daemon/coordinator/agent_client.h"
 #include "daemon/coordinator/comm_naming.h"
 #include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/isolation_trigger.h"
 #include "daemon/coordinator/membership.h"
 #include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/store/history_store.h"
@@ -87,6 +88,11 @@ class SweepOrchestrator {
   absl::StatusOr<std::vector<v1::AgentInfo>> PlanMembers(
       const std::string& plan);
 
+  // Called on the sweep's thread as each sweep Execute ran ends, after its
+  // `finished` event went to the sink and its members were released (the
+  // AutoIsolator's OnSweepEnd). Set it before the first sweep.
+  void SetSweepEndHook(std::function<void(const SweepEnd&)> hook);
+
   // Address workers use to reach the rendezvous store.
   void SetAdvertisedAddress(const std::string& address);
   // Refreshes the agents-by-state gauge (membership marks lost agents
@@ -111,6 +117,7 @@ class SweepOrchestrator {
       ABSL_GUARDED_BY(mu_);
   uint64_t sweeps_started_ ABSL_GUARDED_BY(mu_) = 0;
   std::string advertised_address_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const SweepEnd&)> end_hook_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace fabricpulse::coordinator

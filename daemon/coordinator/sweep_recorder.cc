@@ -28,7 +28,8 @@ SweepRecorder::SweepRecorder(const SweepPlan& plan, std::string trigger,
       config_(config),
       history_(history),
       metrics_(metrics),
-      clock_(clock) {}
+      clock_(clock),
+      isolation_(absl::StartsWith(trigger_, kIsolationTriggerPrefix)) {}
 
 absl::Status SweepRecorder::Begin() {
   SweepRecord record;
@@ -103,11 +104,15 @@ void SweepRecorder::RecordResult(v1::StepResult& result) {
     for (const v1::PairResult& pair : result.pairs()) {
       AddPair(pair, result.step().bytes(), node_pairs_);
     }
-  } else {
+  } else if (!isolation_) {
     Judge(result);
     metrics_->RecordStep(plan_.plan_name, result, plan_.nranks);
     // The verdicts go out only once the sweep succeeded (Finish).
     if (plan_.plan_name != kAdhocPlan) judged_.push_back(result);
+    if (result.regression() && !first_regression_) {
+      first_regression_ = IsolationStep{
+          result.step().op(), result.step().bytes(), result.step().in_place()};
+    }
   }
   for (const auto& [rank, wrong] : result.wrong_by_rank()) {
     if (rank >= 0 && rank < static_cast<int>(plan_.rank_nodes.size())) {
@@ -139,6 +144,7 @@ void SweepRecorder::RecordResult(v1::StepResult& result) {
 
 void SweepRecorder::OnEvent(v1::SweepEvent& event) {
   if (event.has_result()) {
+    results_++;
     RecordResult(*event.mutable_result());
   } else if (event.has_comm_ready()) {
     history_
@@ -209,10 +215,12 @@ v1::SweepEvent SweepRecorder::Finish(
                                 baseline_change_->topology);
     }
   }
-  metrics_->SweepFinished(
-      plan_.plan_name,
-      absl::StartsWith(trigger_, "schedule") ? "schedule" : "cli", outcome,
-      absl::ToDoubleSeconds(duration), clock_->Now());
+  metrics_->SweepFinished(plan_.plan_name,
+                          absl::StartsWith(trigger_, "schedule") ? "schedule"
+                          : isolation_                           ? "isolation"
+                                                                 : "cli",
+                          outcome, absl::ToDoubleSeconds(duration),
+                          clock_->Now());
   v1::SweepEvent finished;
   finished.mutable_finished()->set_sweep_id(plan_.sweep_id);
   finished.mutable_finished()->set_status(outcome);

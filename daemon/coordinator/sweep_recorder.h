@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "daemon/coordinator/baseline_change.h"
 #include "daemon/coordinator/coordinator_metrics.h"
+#include "daemon/coordinator/isolation_trigger.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "daemon/coordinator/sweep_runner.h"
 #include "daemon/core/clock.h"
@@ -25,7 +26,7 @@ namespace fabricpulse::coordinator {
 // outlives it.
 class SweepRecorder {
  public:
-  // `trigger` is "cli" or "schedule:<name>".
+  // `trigger` is "cli", "schedule:<name>" or "isolation:<sweep id>".
   SweepRecorder(const SweepPlan& plan, std::string trigger,
                 const core::CoordinatorConfig* config, HistoryStore* history,
                 CoordinatorMetrics* metrics, core::Clock* clock);
@@ -40,7 +41,8 @@ class SweepRecorder {
   // baseline (core::JudgeStep over the history's succeeded sweeps; fills
   // baseline_busbw, baseline_time_seconds, baseline_sweeps and
   // regression), stores it and exports its measured series; stores and
-  // exports the communicator's init time.
+  // exports the communicator's init time. An isolation's sweep (trigger
+  // "isolation:...") is stored only: neither judged nor exported per step.
   void OnEvent(v1::SweepEvent& event);
   // Ends the record: the straggler (never for a preempted sweep), the
   // outcome, the diagnosis (when the sweep was diagnosed) and the sweep's
@@ -55,6 +57,14 @@ class SweepRecorder {
   v1::SweepEvent Finish(absl::Status& status,
                         const std::optional<core::Diagnosis>& diagnosis,
                         absl::Duration duration);
+
+  // The first step judged regressed; nullopt when none was (always for an
+  // isolation's sweeps: they are not judged, see auto_isolator.h).
+  const std::optional<IsolationStep>& first_regression() const {
+    return first_regression_;
+  }
+  // How many results the sweep sent (the index of the step it failed in).
+  int results() const { return results_; }
 
  private:
   void RecordResult(v1::StepResult& result);
@@ -72,6 +82,10 @@ class SweepRecorder {
   // A plan sweep's judged results, exported when it succeeds; at most the
   // sweep's step count (core::kMaxSteps).
   std::vector<v1::StepResult> judged_;
+  // An isolation's sweep (trigger "isolation:..."): not judged, no series.
+  const bool isolation_;
+  std::optional<IsolationStep> first_regression_;
+  int results_ = 0;
   // The pairwise matrix's node pairs (at most nranks^2 / 2).
   std::map<NodePairKey, NodePairStat> node_pairs_;
 };

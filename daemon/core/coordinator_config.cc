@@ -293,7 +293,8 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
 }  // namespace
 
 bool operator==(const PlanConfig& a, const PlanConfig& b) {
-  return a.name == b.name && SpecsEqual(a.spec, b.spec) && a.nodes == b.nodes;
+  return a.name == b.name && SpecsEqual(a.spec, b.spec) && a.nodes == b.nodes &&
+         a.isolate_on == b.isolate_on;
 }
 
 bool operator==(const ScheduleConfig& a, const ScheduleConfig& b) {

@@ -39,6 +39,11 @@
 //                                # number of seconds
 //       fresh_comm: false        # new communicator for this sweep
 //       nodes: []                # empty = all live agents
+//       isolate_on: [regression, failure]  # after a sweep with a
+//                                # regressed step or a fault, on >= 2
+//                                # nodes, the coordinator isolates the
+//                                # node or link behind it (auto_isolator.h);
+//                                # empty (the default) = never
 //     hourly-allreduce:
 //       ops: [all_reduce]
 //       min_bytes: 1M
@@ -113,10 +118,23 @@ inline constexpr int kMaxBaselineWindow = 1000;
 inline constexpr int kDefaultBaselineMinSweeps = 5;
 inline constexpr double kDefaultRegressionThreshold = 0.9;
 
+// When the coordinator isolates after a plan's sweep (the plan key
+// isolate_on): a regressed step, a failed sweep, both or (default) never.
+struct IsolateOn {
+  bool regression = false;
+  bool failure = false;
+  bool any() const { return regression || failure; }
+  bool operator==(const IsolateOn&) const = default;
+};
+
+// "regression, failure", "regression", "failure" or "off".
+std::string IsolateOnText(const IsolateOn& on);
+
 struct PlanConfig {
   std::string name;
   SweepSpec spec;
   std::vector<std::string> nodes;  // empty = all live agents
+  IsolateOn isolate_on;
 };
 
 struct ScheduleConfig {

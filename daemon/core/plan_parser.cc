@@ -180,6 +180,8 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
         }
         plan.nodes.push_back(item.value);
       }
+    } else if (key == "isolate_on") {
+      status = ReadIsolateOnField(field, sub, plan.isolate_on);
     }
     if (!status.ok()) return status;
   }
@@ -382,7 +384,8 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
       "ops",   "min_bytes", "max_bytes", "factor",    "step_bytes",
       "dtype", "redop",     "root",      "iters",     "warmup",
       "check", "placement", "graph",     "timeout",   "fresh_comm",
-      "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap"};
+      "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap",
+      "isolate_on"};
   for (absl::string_view key : MoePlanKeys()) keys.push_back(key);
   absl::StatusOr<Fields> fields = ReadMap(field.value, field.line, path, keys);
   if (!fields.ok()) return fields.status();

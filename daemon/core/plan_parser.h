@@ -100,6 +100,12 @@ std::vector<absl::string_view> MoePlanKeys();
 absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
                               absl::string_view path, MoeShape& moe);
 
+// A plan's isolate_on (plan_isolate_on.cc): a list of `regression` and
+// `failure`, each at most once; [] = off. Errors: INVALID_ARGUMENT naming
+// the key (or the element) and the allowed values.
+absl::Status ReadIsolateOnField(const Field& field, absl::string_view path,
+                                IsolateOn& out);
+
 // A list of strings, each with its 1-based line. Errors: INVALID_ARGUMENT
 // when the value is not a list or an element is not a string.
 struct ListItem {

@@ -24,9 +24,9 @@ namespace {
 // node, and the step caps of the daemons (512).
 constexpr int kPlans = 1, kPlanOps = 1, kPlanSteps = 8;
 constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
-constexpr int kCoordinatorBound = 11 + 15 * (kPlans + 1) + (kPlanOps + 9) +
-                                  7 * (kPlanSteps + kStepCap) + kRanks +
-                                  kNodes + 2 * kNodes * kRanks;
+constexpr int kCoordinatorBound = 11 + 20 * (kPlans + 1) + 7 * kPlans +
+                                  (kPlanOps + 9) + 7 * (kPlanSteps + kStepCap) +
+                                  kRanks + kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).
 constexpr int kNodeBound = 12 + 32 + kRanksPerNode * kStepCap;
 

@@ -385,6 +385,7 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
                    " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
                    "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
                    "?2 AND s.topology = ?3 AND s.backend_version = ?9 AND "
+                   "substr(s.sweep_trigger, 1, 10) != 'isolation:' AND "
                    "EXISTS (SELECT 1 ",
                    kStep,
                    ") ORDER BY s.started_unix_nanos DESC, s.rowid DESC "
@@ -419,7 +420,8 @@ absl::StatusOr<std::optional<BaselineKey>> HistoryStore::NewestBaselineKey(
           db_,
           "SELECT topology, backend_version FROM sweeps WHERE plan = ?1 AND "
           "status = 'succeeded' AND nranks = ?2 AND (topology = ?3 OR "
-          "substr(topology, 1, length(?3) + 1) = ?3 || ';') ORDER BY "
+          "substr(topology, 1, length(?3) + 1) = ?3 || ';') AND "
+          "substr(sweep_trigger, 1, 10) != 'isolation:' ORDER BY "
           "started_unix_nanos DESC, rowid DESC LIMIT 1"));
   select.BindText(1, plan);
   select.BindInt(2, nranks);

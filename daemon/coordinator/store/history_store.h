@@ -78,6 +78,49 @@ struct SweepRecord {
   std::vector<RankRecord> ranks;
 };
 
+// The trigger of an isolation's sweeps: "isolation:<parent sweep id>".
+// They never count towards a baseline (BaselineSamples,
+// NewestBaselineKey).
+inline constexpr char kIsolationTriggerPrefix[] = "isolation:";
+
+// How many isolations the history keeps: saving one more removes the
+// oldest (by start). Each has at most kMaxStoredIsolationRounds rounds.
+inline constexpr int kMaxStoredIsolations = 1000;
+inline constexpr int kMaxStoredIsolationRounds = 64;
+
+// Isolation verdicts beside core::IsolationReport's (node, link, nodes,
+// none).
+inline constexpr char kIsolationRunning[] = "running";
+inline constexpr char kIsolationGaveUp[] = "gave_up";
+inline constexpr char kIsolationSkipped[] = "skipped";
+inline constexpr char kIsolationInterrupted[] = "interrupted";
+
+// One measurement of an isolation (core::IsolationRound as stored).
+struct IsolationRoundRecord {
+  std::string role;
+  std::vector<std::string> nodes;
+  bool ok = false;
+  double busbw = 0;  // bytes per second; unused when !ok
+  std::string error;
+  std::string sweep_id;
+};
+
+// An isolation the coordinator ran after sweep `sweep_id` (schema version
+// 9), one per sweep.
+struct IsolationRecord {
+  std::string sweep_id;  // the parent sweep
+  std::string plan;
+  std::string cause;  // "regression" or "failure"
+  std::string op;
+  uint64_t bytes = 0;
+  absl::Time started = absl::InfinitePast();
+  absl::Time finished = absl::InfinitePast();  // InfinitePast while running
+  std::string verdict;  // kIsolationRunning, "node", ..., kIsolationGaveUp
+  std::vector<std::string> culprits;
+  std::string summary;
+  std::vector<IsolationRoundRecord> rounds;  // in order
+};
+
 // What a baseline is kept apart by, beside plan, nranks and the step.
 struct BaselineKey {
   std::string topology;
@@ -279,6 +322,20 @@ class HistoryStore {
   // there is none.
   absl::StatusOr<std::optional<BaselineKey>> NewestBaselineKey(
       absl::string_view plan, int nranks, absl::string_view shape);
+
+  // Isolations (isolation_rows.cc). Saves `isolation` (its sweep must
+  // exist), replacing the one stored for that sweep, with at most
+  // kMaxStoredIsolationRounds rounds (later ones are dropped), then removes
+  // the oldest beyond kMaxStoredIsolations. The sweep's removal (retention)
+  // removes its isolation. Errors: INVALID_ARGUMENT an empty sweep id;
+  // NOT_FOUND no such sweep.
+  absl::Status SaveIsolation(const IsolationRecord& isolation);
+  // The isolation of sweep `sweep_id`; nullopt when it has none.
+  absl::StatusOr<std::optional<IsolationRecord>> GetIsolation(
+      absl::string_view sweep_id);
+  // Turns every isolation still "running" into "interrupted", finished at
+  // `now` (call once at start, like MarkInterrupted). Returns how many.
+  absl::StatusOr<int> MarkIsolationsInterrupted(absl::Time now);
 
  private:
   explicit HistoryStore(sqlite3* db) : db_(db) {}

@@ -144,6 +144,36 @@ CREATE TABLE sweep_ranks (
   PRIMARY KEY (sweep_id, rank)
 ) WITHOUT ROWID;
 )sql",
+    // 9 (issue 15): the isolations the coordinator ran after a plan's sweep
+    // regressed or failed, one per parent sweep (removed with it), and
+    // their measurements in order. Nodes and culprits are stored
+    // comma-separated (node names have no commas: name_rules.h).
+    R"sql(
+CREATE TABLE isolations (
+  sweep_id TEXT PRIMARY KEY NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+  plan TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  op TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  started_unix_nanos INTEGER,
+  finished_unix_nanos INTEGER,
+  verdict TEXT NOT NULL,
+  culprits TEXT NOT NULL,
+  summary TEXT NOT NULL
+);
+CREATE INDEX isolations_by_start ON isolations (started_unix_nanos);
+CREATE TABLE isolation_rounds (
+  sweep_id TEXT NOT NULL REFERENCES isolations (sweep_id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  nodes TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  busbw REAL,
+  error TEXT NOT NULL,
+  round_sweep_id TEXT NOT NULL,
+  PRIMARY KEY (sweep_id, position)
+) WITHOUT ROWID;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));

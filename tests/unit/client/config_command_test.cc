@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
@@ -43,6 +44,9 @@ TEST(ConfigCheckTest, TheShippedConfigIsValidAndSummarized) {
                               "reduce_scatter, alltoall, broadcast, sendrecv; "
                               "8 to 1G (factor 2);"));
   EXPECT_THAT(text, HasSubstr("iters auto (1 % tolerance, 4 to 8"));
+  // The shipped plans never isolate by themselves.
+  EXPECT_THAT(text, HasSubstr("; isolate on off\n"));
+  EXPECT_THAT(text, Not(HasSubstr("isolate on regression")));
   EXPECT_THAT(text, HasSubstr("schedule nightly: plan nightly-full, cron \"0 2 "
                               "* * *\" (UTC); next: 2026-12-02 02:00 UTC, "
                               "2026-12-03 02:00 UTC\n"));

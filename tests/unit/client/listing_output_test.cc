@@ -34,6 +34,8 @@ v1::ListPlansResponse Plans() {
   s->set_timeout_seconds(60);
   quick->add_nodes("node-a");
   quick->add_nodes("node-b");
+  quick->add_isolate_on("regression");
+  quick->add_isolate_on("failure");
   v1::PlanInfo* adaptive = resp.add_plans();
   adaptive->set_name("adaptive");
   adaptive->mutable_spec()->add_ops("all_gather");
@@ -81,6 +83,9 @@ TEST(PlansOutputTest, TableHasEachPlanItsSpecAndTheRegressionRule) {
   EXPECT_THAT(text, HasSubstr("1K to 16K (factor 4)"));
   EXPECT_THAT(text, HasSubstr("3 iters"));
   EXPECT_THAT(text, HasSubstr("node-a,node-b"));
+  EXPECT_THAT(text, HasSubstr("ISOLATE_ON"));
+  EXPECT_THAT(text, HasSubstr("regression,failure"));
+  EXPECT_THAT(text, HasSubstr("  off\n"));  // the adaptive plan's
   EXPECT_THAT(text, HasSubstr("iters auto (2 % tolerance, 5 to 100"));
   EXPECT_THAT(text, HasSubstr("# 2 plan(s); a step regresses when its busbw "
                               "is below 90 % of its baseline, the median of "
@@ -92,6 +97,7 @@ TEST(PlansOutputTest, JsonIsTheResponseWithProtoFieldNames) {
   const std::string text = FormatPlans(Plans(), OutputFormat::kJson);
   EXPECT_THAT(text, HasSubstr("{\"plans\":[{\"name\":\"quick\""));
   EXPECT_THAT(text, HasSubstr("\"nodes\":[\"node-a\",\"node-b\"]"));
+  EXPECT_THAT(text, HasSubstr("\"isolate_on\":[\"regression\",\"failure\"]"));
   EXPECT_THAT(text, HasSubstr("\"baseline_window\":10"));
   EXPECT_EQ(text.back(), '\n');
 }
@@ -101,7 +107,7 @@ TEST(PlansOutputTest, CsvHasAHeaderAndOneLinePerPlan) {
   EXPECT_THAT(text, HasSubstr("plan,ops,min_bytes,max_bytes,"));
   EXPECT_THAT(text, HasSubstr("\nquick,all_reduce;alltoall,1024,16384,0,4,0,"
                               "float,sum,0,3,,,,,1,true,both,false,60,false,"
-                              "node-a;node-b\n"));
+                              "node-a;node-b,regression;failure\n"));
   EXPECT_THAT(text, HasSubstr("\nadaptive,all_gather,"));
   EXPECT_THAT(text, HasSubstr(",auto,0.02,5,100,2,"));
 }

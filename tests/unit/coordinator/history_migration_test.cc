@@ -1,4 +1,5 @@
-// Schema migrations 5 (the steps' iteration counts, filled for steps stored
+// (Migration 9, the isolations: history_isolation_test.cc.) Schema
+// migrations 5 (the steps' iteration counts, filled for steps stored
 // before it from their sweep's spec), 6 (pairwise rounds and pairs), 7
 // (the sweeps' baseline change notes) and 8 (the ranks' mean time per
 // step and each sweep's rank map), unknown for what was stored before.
@@ -50,6 +51,7 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "broken", "not json");
   }
   RawExec(
+      "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
@@ -82,6 +84,7 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
     AddSweep(*store, "old", R"({"ops":["all_reduce"],"iters":50})");
   }
   RawExec(
+      "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
       "ALTER TABLE steps DROP COLUMN pair_round; DROP TABLE step_pairs; "
@@ -110,6 +113,7 @@ TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
                     .ok());
   }
   RawExec(
+      "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
@@ -134,6 +138,7 @@ TEST_F(HistoryMigrationTest, VersionSevenHistoryHasNoRankMapAndNoMean) {
     AddSweep(*store, "old", R"({"iters":20})");
   }
   RawExec(
+      "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; PRAGMA user_version = 7");
   std::unique_ptr<HistoryStore> store = OpenStore();

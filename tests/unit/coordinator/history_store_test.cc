@@ -511,8 +511,9 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   // What a version-1 coordinator left: no straggler column, no baseline
   // time or sweep count, no per-rank step columns, no iteration count, no
   // baseline change note or versioned baseline index, no pairwise rounds, no
-  // mean rank time, no rank map.
+  // mean rank time, no rank map, no isolations.
   RawExec(
+      "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "
       "DROP TABLE sweep_ranks; "

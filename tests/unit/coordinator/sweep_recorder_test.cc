@@ -82,7 +82,7 @@ class SweepRecorderTest : public ::testing::Test {
   // Runs a sweep of `plan` through a recorder: one step taking `seconds`,
   // ending with `end`. Returns the result as the client saw it.
   v1::StepResult Record(const std::string& plan, double seconds,
-                        absl::Status end) {
+                        absl::Status end, const std::string& trigger = "cli") {
     SweepPlan sweep;
     sweep.sweep_id = absl::StrCat("now-", ++now_);
     sweep.plan_name = plan;
@@ -90,7 +90,7 @@ class SweepRecorderTest : public ::testing::Test {
     sweep.backend_version = now_version_;
     sweep.rank_nodes = {"node-a", "node-a", "node-b", "node-b"};
     sweep.nranks = kRanks;
-    SweepRecorder recorder(sweep, "cli", &config_, history_.get(),
+    SweepRecorder recorder(sweep, trigger, &config_, history_.get(),
                            metrics_.get(), &clock_);
     const std::string verdicts_before = Verdicts();
     EXPECT_TRUE(recorder.Begin().ok());
@@ -171,6 +171,25 @@ TEST_F(SweepRecorderTest, ASucceededPlanSweepPublishesItsRegression) {
   EXPECT_NE(Metric("fabricpulse_baseline_busbw_bytes_per_second", "nightly"),
             "");
   EXPECT_EQ(Regressions("nightly"), "1");
+}
+
+// An isolation's sweep (auto_isolator.h) is stored, never judged, never
+// exported per step, and never part of a later baseline.
+TEST_F(SweepRecorderTest, AnIsolationSweepIsNeitherJudgedNorABaseline) {
+  for (int i = 0; i < 5; ++i) AddPastSweep("adhoc", 100e-6);
+  const v1::StepResult result =
+      Record("adhoc", 1e-3, absl::OkStatus(), "isolation:parent");
+  EXPECT_FALSE(result.regression());
+  EXPECT_EQ(result.baseline_sweeps(), 0);
+  EXPECT_EQ(Metric("fabricpulse_busbw_bytes_per_second", "adhoc"), "");
+  EXPECT_EQ(ValueOf(Serialize(registry_),
+                    "fabricpulse_sweeps_total{outcome=\"succeeded\",plan="
+                    "\"adhoc\",trigger=\"isolation\"}"),
+            "1");
+  auto samples = history_->BaselineSamples(
+      "adhoc", "all_reduce", "float", kBytes, kRanks, kTopology, "", false, 10);
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  EXPECT_EQ(samples->size(), 5u);  // the isolation's 1e-3 is not among them
 }
 
 TEST_F(SweepRecorderTest, AHealthyPlanSweepStaysSilent) {

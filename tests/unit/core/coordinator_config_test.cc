@@ -266,11 +266,11 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
             "history, plans, schedules, timezone");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
             "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
-            "factor, fresh_comm, graph, iters, max_bytes, max_iters, "
-            "min_bytes, min_iters, moe_dtype, moe_experts, moe_hidden, "
-            "moe_seed, moe_skew, moe_tokens, moe_topk, nodes, ops, "
-            "placement, redop, root, "
-            "step_bytes, step_time_cap, timeout, tolerance, warmup");
+            "factor, fresh_comm, graph, isolate_on, iters, max_bytes, "
+            "max_iters, min_bytes, min_iters, moe_dtype, moe_experts, "
+            "moe_hidden, moe_seed, moe_skew, moe_tokens, moe_topk, nodes, ops, "
+            "placement, redop, root, step_bytes, step_time_cap, timeout, "
+            "tolerance, warmup");
   EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 5", "  window: 6"})),
             "config line 3: baseline.window: duplicate key (first at line 2)");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p: {}", "  q: {}", "  p: {}"})),
@@ -279,6 +279,41 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
                           "    cron: '* * * * *'", "    crn: x"})),
             "config line 5: schedules[0].crn: unknown key; allowed: "
             "allow_busy_gpus, cron, name, plan, timezone");
+}
+
+TEST(CoordinatorConfigTest, IsolateOn) {
+  auto config = ParseCoordinatorConfig(
+      Yaml({"plans:", "  both:", "    isolate_on: [regression, failure]",
+            "  one:", "    isolate_on: [failure]",
+            "  off:", "    isolate_on: []", "  omitted: {}"}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->plans.at("both").isolate_on,
+            (IsolateOn{.regression = true, .failure = true}));
+  EXPECT_EQ(config->plans.at("one").isolate_on, (IsolateOn{.failure = true}));
+  EXPECT_FALSE(config->plans.at("off").isolate_on.any());
+  EXPECT_FALSE(config->plans.at("omitted").isolate_on.any());
+  EXPECT_EQ(IsolateOnText(config->plans.at("both").isolate_on),
+            "regression, failure");
+  EXPECT_EQ(IsolateOnText(config->plans.at("one").isolate_on), "failure");
+  EXPECT_EQ(IsolateOnText(config->plans.at("off").isolate_on), "off");
+  // Not equal once isolate_on differs.
+  EXPECT_FALSE(config->plans.at("off") == config->plans.at("one"));
+
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    isolate_on: [regresion]"})),
+            "config line 3: plans.p.isolate_on[0]: unknown value "
+            "'regresion'; allowed: a list of regression, failure (each at "
+            "most once); [] = off");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    isolate_on: regression"})),
+            "config line 3: plans.p.isolate_on: expected a list such as "
+            "[regression, failure]; allowed: a list of regression, failure "
+            "(each at most once); [] = off");
+  EXPECT_EQ(
+      ErrorOf(Yaml({"plans:", "  p:", "    isolate_on: [failure, failure]"})),
+      "config line 3: plans.p.isolate_on[1]: duplicate value failure; "
+      "allowed: a list of regression, failure (each at most once); "
+      "[] = off");
+  EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    isolate_on:"})).substr(0, 48),
+            "config line 3: plans.p.isolate_on: expected a li");
 }
 
 TEST(CoordinatorConfigTest, BaselineMinSweeps) {
