@@ -154,7 +154,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       [self] { return self->service_->Info(); },
       [self] { return self->service_->HeartbeatWorkers(); }, &s->contact_);
   // The NICs are read when someone looks: at each scrape (and in each full
-  // description), not at every heartbeat.
+  // description), not at heartbeats.
   s->metrics_->AddScrapeHook([self] { self->topology_->ExportNics(); });
   s->registration_ptr_ = s->registration_.get();
   s->supervisor_->Start();
