@@ -17,9 +17,9 @@ namespace fabricpulse::coordinator {
 // Thread-safe. RunSweep (SweepStream) and KvGet (KvGetReactor, whose wait
 // holds no thread) are served on the callback API, and so is Heartbeat:
 // it only takes the membership's lock, so it is answered on the thread
-// that read it rather than handed to a thread of the synchronous pool (two
-// thread wake-ups fewer per heartbeat). The other methods are short and
-// synchronous.
+// that read it rather than handed to a thread of the synchronous pool
+// (whose two threads each woke about once a second for it while idle,
+// tests/perf/idle_cpu.sh). The other methods are short and synchronous.
 class CoordinatorServiceImpl final
     : public v1::CoordinatorService::WithCallbackMethod_KvGet<
           v1::CoordinatorService::WithCallbackMethod_RunSweep<
