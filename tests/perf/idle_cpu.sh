@@ -75,9 +75,6 @@ done
 # One cluster per ROOT. cluster_lib keeps one cluster's state in globals:
 # each is saved here and put back to take it down.
 declare -a c_pids c_dirs
-# The agents' run folders (worker sockets, lock), one per cluster: every
-# agent is node-0, and two of one node may not share a run folder.
-run_root=$(mktemp -d /tmp/fp-idle-XXXXXX)
 roles=()  # "LABEL ROLE PID" for every process measured
 cleanup() {
   local i
@@ -90,14 +87,12 @@ cleanup() {
     rm -rf "$CLUSTER_DIR"
   done
   c_dirs=()
-  rm -rf "$run_root"
 }
 trap cleanup EXIT
 for i in "${!bins[@]}"; do
   BIN=${bins[$i]}
   CLUSTER_PIDS=()
-  mkdir -p "$run_root/$i"
-  cluster_up 1 "$ranks" "$backend" FABRICPULSE_RUN_DIR="$run_root/$i"
+  cluster_up 1 "$ranks" "$backend"
   up=$?
   # Saved before the check: a cluster half up is taken down too.
   c_pids[i]="${CLUSTER_PIDS[*]}"
