@@ -151,7 +151,11 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
 
   s->registration_ = std::make_unique<Registration>(
       NewGrpcCoordinatorClient(config.coordinator, s->credentials_),
-      [self] { return self->service_->Info(); }, &s->contact_);
+      [self] { return self->service_->Info(); },
+      [self] { return self->service_->HeartbeatWorkers(); }, &s->contact_);
+  // The NICs are read when someone looks: at each scrape (and in each full
+  // description), not at heartbeats.
+  s->metrics_->AddScrapeHook([self] { self->topology_->ExportNics(); });
   s->registration_ptr_ = s->registration_.get();
   s->supervisor_->Start();
   if (!config.port_file.empty()) {
@@ -179,6 +183,9 @@ void AgentServer::Shutdown(absl::Duration deadline) {
   if (health_) health_->NotServing();
   if (registration_) registration_->Stop();
   FP_LOG_DEBUG("registration stopped");
+  // Scrapes may go on until the process ends; what the hook uses goes with
+  // this object.
+  if (metrics_) metrics_->ClearScrapeHooks();
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
   FP_LOG_DEBUG("server stopped");
   if (gpu_probe_) gpu_probe_->Stop();

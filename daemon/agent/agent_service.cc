@@ -56,13 +56,24 @@ v1::AgentInfo AgentServiceImpl::Info() const {
     info.set_release_idle_after_seconds(
         absl::ToDoubleSeconds(identity_.release_idle_after));
   }
+  AddWorkers(info);
+  if (topology_ != nullptr) topology_->Annotate(info);
+  return info;
+}
+
+std::vector<v1::WorkerInfo> AgentServiceImpl::HeartbeatWorkers() const {
+  v1::AgentInfo info;
+  AddWorkers(info);
+  if (topology_ != nullptr) topology_->AnnotateGpus(info);
+  return {info.workers().begin(), info.workers().end()};
+}
+
+void AgentServiceImpl::AddWorkers(v1::AgentInfo& info) const {
   for (const v1::WorkerInfo& w : workers_->Snapshot()) {
     *info.add_workers() = w;
   }
   if (gpu_probe_ != nullptr) gpu_probe_->Annotate(info);
   if (free_memory_ != nullptr) free_memory_->Annotate(info);
-  if (topology_ != nullptr) topology_->Annotate(info);
-  return info;
 }
 
 grpc::Status AgentServiceImpl::Describe(grpc::ServerContext* context,

@@ -60,6 +60,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   // the backend version its workers report once one is ready), as Describe
   // and registration report it.
   v1::AgentInfo Info() const;
+  // The workers as Info() describes them, without what only a full
+  // description reads (the machine's NICs): what a heartbeat carries.
+  std::vector<v1::WorkerInfo> HeartbeatWorkers() const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);
 
@@ -79,6 +82,9 @@ class AgentServiceImpl final : public v1::AgentService::Service {
 
  private:
   std::string NodeName() const;
+  // Adds the workers as the supervisor has them, busy GPUs marked and
+  // free memory set.
+  void AddWorkers(v1::AgentInfo& info) const;
   // Keeps which rank each local worker had in recent sweeps, so that a
   // worker that cannot answer is still named by its rank.
   void RememberRanks(const v1::AgentSweepRequest& request);

@@ -42,9 +42,10 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(
     const std::string& address,
     const std::shared_ptr<const security::Credentials>& creds) {
+  grpc::ChannelArguments args = common::ClientChannelArguments();
+  common::NoBdpProbe(args);  // it carries the heartbeats
   return std::make_unique<GrpcCoordinatorClient>(grpc::CreateCustomChannel(
-      address, creds->Channel({security::Role::kCoordinator, ""}),
-      common::ClientChannelArguments()));
+      address, creds->Channel({security::Role::kCoordinator, ""}), args));
 }
 
 }  // namespace fabricpulse::agent

@@ -1,7 +1,9 @@
 // The machine facts an agent adds to its description: its GPUs' model, bus
 // id and NVLink peers (read once, gpu_topology.h) and its network
 // interfaces (read anew each time, nic_reader.h, which also sets the NIC
-// series of AgentMetrics).
+// series of AgentMetrics). Heartbeats carry only the workers, so they take
+// the GPU facts alone; the NICs are read for a full description
+// (registration, Describe) and at each scrape of the agent's metrics.
 #pragma once
 
 #include <map>
@@ -30,11 +32,19 @@ class MachineTopology {
   // Sets each GPU worker's facts, replaces info.nics with the interfaces
   // now and exports their state.
   void Annotate(v1::AgentInfo& info) const {
-    AnnotateGpuFacts(gpus_, info);
+    AnnotateGpus(info);
     const std::vector<v1::NicInfo> nics = nics_.Read();
     info.clear_nics();
     for (const v1::NicInfo& nic : nics) *info.add_nics() = nic;
     if (metrics_ != nullptr) metrics_->Nics(nics);
+  }
+  // Sets each GPU worker's facts only (what a heartbeat carries).
+  void AnnotateGpus(v1::AgentInfo& info) const {
+    AnnotateGpuFacts(gpus_, info);
+  }
+  // Reads the interfaces now and exports their state (before a scrape).
+  void ExportNics() const {
+    if (metrics_ != nullptr) metrics_->Nics(nics_.Read());
   }
 
  private:

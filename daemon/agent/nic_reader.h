@@ -13,10 +13,10 @@
 // Bound: the first core::kMaxNicsPerAgent (core/topology_limits.h) interfaces
 // by name; the rest are left out, and how many is logged once.
 //
-// Cost: a directory listing and three small reads per interface, so the
-// agent reads them anew every time it describes itself (registration,
-// every heartbeat, Describe) and a link going down shows in its metrics
-// within one heartbeat.
+// Cost: a directory listing and three small reads per interface. The agent
+// reads them anew at every scrape of its metrics, so a link going down
+// shows in the next scrape, and every time it describes itself in full
+// (registration, Describe); not at heartbeats, which do not carry them.
 //
 // Thread-safety: Read may be called from any thread.
 #pragma once

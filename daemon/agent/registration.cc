@@ -59,11 +59,13 @@ AgentInstance AgentInstance::ThisProcess() {
   return AgentInstance{RandomHex(), ReadBootId()};
 }
 
-Registration::Registration(std::unique_ptr<CoordinatorClient> coordinator,
-                           std::function<v1::AgentInfo()> describe,
-                           CoordinatorContact* contact, core::Clock* clock,
-                           AgentInstance instance)
+Registration::Registration(
+    std::unique_ptr<CoordinatorClient> coordinator,
+    std::function<v1::AgentInfo()> describe,
+    std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers,
+    CoordinatorContact* contact, core::Clock* clock, AgentInstance instance)
     : describe_(std::move(describe)),
+      heartbeat_workers_(std::move(heartbeat_workers)),
       contact_(contact),
       coordinator_(std::move(coordinator)),
       clock_(clock),
@@ -151,8 +153,7 @@ bool Registration::HeartbeatOnce() {
     absl::MutexLock lock(&mu_);
     req.set_agent_id(agent_id_);
   }
-  const v1::AgentInfo info = describe_();
-  for (const v1::WorkerInfo& w : info.workers()) *req.add_workers() = w;
+  for (const v1::WorkerInfo& w : heartbeat_workers_()) *req.add_workers() = w;
   const absl::Time sent = clock_->Now();
   auto answer = coordinator_->Heartbeat(req, kRpcTimeout);
   if (answer.status().code() == absl::StatusCode::kNotFound) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -37,11 +38,15 @@ struct AgentInstance {
 // Thread-safe. Runs one background thread between Start() and Stop().
 class Registration {
  public:
-  // `describe` gives the agent's current description (with workers).
+  // `describe` gives the agent's current description (with workers), for
+  // each registration; `heartbeat_workers` the workers as that description
+  // would have them, for each heartbeat (which carries nothing else, so it
+  // skips what only a description reads, such as the NICs).
   // Every answered exchange is reported to `contact`; `contact` and `clock`
   // outlive this object.
   Registration(std::unique_ptr<CoordinatorClient> coordinator,
                std::function<v1::AgentInfo()> describe,
+               std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers,
                CoordinatorContact* contact,
                core::Clock* clock = core::RealClock::Get(),
                AgentInstance instance = AgentInstance::ThisProcess());
@@ -66,6 +71,7 @@ class Registration {
   bool HeartbeatOnce();
 
   const std::function<v1::AgentInfo()> describe_;
+  const std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers_;
   CoordinatorContact* const contact_;
   const std::unique_ptr<CoordinatorClient> coordinator_;
   core::Clock* const clock_;

@@ -9,6 +9,7 @@
 #include "daemon/common/address.h"
 #include "daemon/common/basic_auth.h"
 #include "daemon/common/metrics_tls.h"
+#include "daemon/common/scrape_hooks.h"
 #include "daemon/common/web_config.h"
 #include "daemon/core/log.h"
 #include "daemon/core/version.h"
@@ -89,6 +90,7 @@ std::vector<std::string> CivetwebOptions(const std::string& listen, bool tls) {
 }  // namespace
 
 MetricsServer::~MetricsServer() {
+  ClearScrapeHooks();
   // Intentional: see the header. The registry, the TLS settings and the
   // users stay alive with it, since scrapes may still be served until the
   // process ends.
@@ -96,6 +98,15 @@ MetricsServer::~MetricsServer() {
   (void)tls_.release();
   new std::shared_ptr<BasicAuthenticator>(std::move(auth_));
   new std::shared_ptr<prometheus::Registry>(std::move(registry_));
+  new std::shared_ptr<ScrapeHooks>(std::move(hooks_));
+}
+
+void MetricsServer::AddScrapeHook(std::function<void()> hook) {
+  hooks_->Add(std::move(hook));
+}
+
+void MetricsServer::ClearScrapeHooks() {
+  if (hooks_ != nullptr) hooks_->Clear();
 }
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
@@ -167,7 +178,8 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
       .Register(*server->registry_)
       .Add({{"component", component}, {"version", core::Version()}})
       .Set(1);
-  server->exposer_->RegisterCollectable(server->registry_);
+  server->hooks_ = std::make_shared<ScrapeHooks>(server->registry_);
+  server->exposer_->RegisterCollectable(server->hooks_);
   if (!web_config_file.empty()) {
     FP_LOG_INFO(absl::StrCat(
         "metrics: ", server->scheme(), " on ", server->address_,

@@ -16,6 +16,7 @@
 // - Request heads of at most kMetricsMaxRequestBytes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,7 @@ inline constexpr int kMetricsMaxRequestBytes = 16 * 1024;
 
 class BasicAuthenticator;
 class MetricsTls;
+class ScrapeHooks;
 
 class MetricsServer {
  public:
@@ -57,6 +59,12 @@ class MetricsServer {
   ~MetricsServer();
 
   prometheus::Registry& registry() { return *registry_; }
+  // Runs `hook` at every scrape of /metrics, before the registry is
+  // collected (scrape_hooks.h): for figures read only when someone looks.
+  void AddScrapeHook(std::function<void()> hook);
+  // No hook runs once this returns; call it before what the hooks use goes
+  // (the destructor calls it too).
+  void ClearScrapeHooks();
   // HOST:PORT actually bound.
   const std::string& address() const { return address_; }
   // "https" with a tls_server_config, else "http".
@@ -69,6 +77,8 @@ class MetricsServer {
   std::shared_ptr<BasicAuthenticator> auth_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Registry> registry_;
+  // What the exposer collects: registry_, after the hooks.
+  std::shared_ptr<ScrapeHooks> hooks_;
   std::string address_;
 };
 

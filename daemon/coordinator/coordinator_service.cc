@@ -47,25 +47,32 @@ grpc::Status CoordinatorServiceImpl::Register(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::Heartbeat(
-    grpc::ServerContext* context, const v1::HeartbeatRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::Heartbeat(
+    grpc::CallbackServerContext* context, const v1::HeartbeatRequest* request,
     v1::HeartbeatResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(common::ToGrpcStatus(AnswerHeartbeat(
+      orchestrator_->membership(), *context, *request, *response)));
+  return reactor;
+}
+
+absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
+    Membership& membership, const grpc::ServerContextBase& context,
+    const v1::HeartbeatRequest& request, v1::HeartbeatResponse& response) {
   // Agent ids are not bearer secrets: the caller must be the id's node.
-  absl::StatusOr<std::string> node =
-      orchestrator_->membership().NodeOf(request->agent_id());
-  if (!node.ok()) return common::ToGrpcStatus(node.status());
-  absl::Status bound = security::RequireAgentNode(*context, *node);
-  if (!bound.ok()) return common::ToGrpcStatus(bound);
-  std::vector<v1::WorkerInfo> workers(request->workers().begin(),
-                                      request->workers().end());
-  auto answer =
-      orchestrator_->membership().Heartbeat(request->agent_id(), workers);
-  if (!answer.ok()) return common::ToGrpcStatus(answer.status());
-  response->set_membership_epoch(answer->epoch);
-  response->set_sweep_id(answer->sweep_id);
-  response->set_heartbeat_interval_seconds(
-      absl::ToDoubleSeconds(orchestrator_->membership().HeartbeatInterval()));
-  return grpc::Status::OK;
+  absl::StatusOr<std::string> node = membership.NodeOf(request.agent_id());
+  if (!node.ok()) return node.status();
+  absl::Status bound = security::RequireAgentNode(context, *node);
+  if (!bound.ok()) return bound;
+  std::vector<v1::WorkerInfo> workers(request.workers().begin(),
+                                      request.workers().end());
+  auto answer = membership.Heartbeat(request.agent_id(), workers);
+  if (!answer.ok()) return answer.status();
+  response.set_membership_epoch(answer->epoch);
+  response.set_sweep_id(answer->sweep_id);
+  response.set_heartbeat_interval_seconds(
+      absl::ToDoubleSeconds(membership.HeartbeatInterval()));
+  return absl::OkStatus();
 }
 
 grpc::Status CoordinatorServiceImpl::ListAgents(

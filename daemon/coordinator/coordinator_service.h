@@ -15,12 +15,16 @@
 namespace fabricpulse::coordinator {
 
 // Thread-safe. RunSweep (SweepStream) and KvGet (KvGetReactor, whose wait
-// holds no thread) are served on the callback API; the other methods are
-// short and synchronous.
+// holds no thread) are served on the callback API, and so is Heartbeat:
+// it only takes the membership's lock, so it is answered on the thread
+// that read it rather than handed to a thread of the synchronous pool
+// (whose two threads each woke about once a second for it while idle,
+// tests/perf/idle_cpu.sh). The other methods are short and synchronous.
 class CoordinatorServiceImpl final
     : public v1::CoordinatorService::WithCallbackMethod_KvGet<
           v1::CoordinatorService::WithCallbackMethod_RunSweep<
-              v1::CoordinatorService::Service>> {
+              v1::CoordinatorService::WithCallbackMethod_Heartbeat<
+                  v1::CoordinatorService::Service>>> {
  public:
   // Everything it points to outlives it. `config`: the coordinator's
   // config file (null: none, no plans); `scheduler`: its schedules (null:
@@ -38,9 +42,9 @@ class CoordinatorServiceImpl final
   grpc::Status Register(grpc::ServerContext* context,
                         const v1::RegisterRequest* request,
                         v1::RegisterResponse* response) override;
-  grpc::Status Heartbeat(grpc::ServerContext* context,
-                         const v1::HeartbeatRequest* request,
-                         v1::HeartbeatResponse* response) override;
+  grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* context,
+                                      const v1::HeartbeatRequest* request,
+                                      v1::HeartbeatResponse* response) override;
   grpc::Status ListAgents(grpc::ServerContext* context,
                           const v1::ListAgentsRequest* request,
                           v1::ListAgentsResponse* response) override;
@@ -80,6 +84,13 @@ class CoordinatorServiceImpl final
                              v1::ListSchedulesResponse* response) override;
 
  private:
+  // Heartbeat's work: checks the caller is the agent id's node, records the
+  // beat, fills `response`.
+  static absl::Status AnswerHeartbeat(Membership& membership,
+                                      const grpc::ServerContextBase& context,
+                                      const v1::HeartbeatRequest& request,
+                                      v1::HeartbeatResponse& response);
+
   SweepOrchestrator* const orchestrator_;
   RendezvousStore* const store_;
   HistoryStore* const history_;

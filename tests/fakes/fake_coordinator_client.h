@@ -62,6 +62,11 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     absl::MutexLock lock(&mu_);
     return heartbeats_;
   }
+  // The last heartbeat answered.
+  v1::HeartbeatRequest last_heartbeat() {
+    absl::MutexLock lock(&mu_);
+    return last_heartbeat_;
+  }
   // Waits (real time, bounded) until `n` heartbeats were answered.
   bool WaitForHeartbeats(int n) {
     absl::MutexLock lock(&mu_);
@@ -95,6 +100,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
       return absl::NotFoundError("unknown agent id");
     }
     heartbeats_++;
+    last_heartbeat_ = request;
     v1::HeartbeatResponse response;
     response.set_membership_epoch(registers_);
     response.set_sweep_id(sweep_id_);
@@ -112,6 +118,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
   absl::Status refusal_ ABSL_GUARDED_BY(mu_);
   v1::RegisterRequest last_register_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
+  v1::HeartbeatRequest last_heartbeat_ ABSL_GUARDED_BY(mu_);
   double interval_seconds_ ABSL_GUARDED_BY(mu_) = 1;
 };
 

@@ -112,14 +112,18 @@ warnings="$(groff -man -Tutf8 -ww -z "$tmp/fabricpulse.1" 2>&1)"
 [ -z "$warnings" ] || fail "groff warns: $warnings"
 rendered="$(MANWIDTH=100 man -l "$tmp/fabricpulse.1" 2>"$tmp/man.err")"
 [ -s "$tmp/man.err" ] && fail "man -l warns: $(cat "$tmp/man.err")"
+# Here-strings, not `echo | grep -q`: the page (~33 KB) can be larger than
+# a pipe's buffer (one 4 KiB page once the user's pipes pass
+# fs.pipe-user-pages-soft), so grep -q's early exit could kill echo with
+# SIGPIPE and, under pipefail, fail a check whose line was found.
 for section in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS "EXIT STATUS" \
   EXAMPLES ENVIRONMENT; do
-  echo "$rendered" | grep -q "^$section" || fail "man page lacks $section"
+  grep -q "^$section" <<<"$rendered" || fail "man page lacks $section"
 done
 for code in 0 1 2 3 4 5; do
-  echo "$rendered" | grep -q "^       $code\b" || fail "EXIT STATUS lacks $code"
+  grep -q "^       $code\b" <<<"$rendered" || fail "EXIT STATUS lacks $code"
 done
-echo "$rendered" | grep -q "Allowed: table, json, csv" ||
+grep -q "Allowed: table, json, csv" <<<"$rendered" ||
   fail "man page lists no allowed --output values"
 if [ -n "$man_file" ]; then
   cmp -s "$man_file" "$tmp/fabricpulse.1" ||

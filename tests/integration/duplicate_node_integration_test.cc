@@ -170,7 +170,15 @@ TEST_F(DuplicateNodeTest, TheNameGoesToTheSecondOnceTheFirstIsDead) {
   RecordProperty(
       "takeover_ms",
       static_cast<int>(absl::ToInt64Milliseconds(absl::Now() - killed)));
-  EXPECT_THAT(ReadFile(second.log), HasSubstr("registration accepted after"));
+  // The agent logs it once the coordinator's answer is back, which can be
+  // after the listing above already shows it.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return absl::StrContains(ReadFile(second.log),
+                                 "registration accepted after");
+      },
+      absl::Seconds(10)))
+      << ReadFile(second.log);
   EXPECT_TRUE(Sweeps());
 }
 

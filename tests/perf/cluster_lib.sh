@@ -7,6 +7,10 @@
 #                            for nccl, since a sweep refuses busy GPUs)
 # Optional: COORD_ARGS (a string, split on whitespace) is appended to the
 # coordinator's command line, e.g. COORD_ARGS="--config /tmp/plans.yaml".
+# Each cluster's agents keep their run folder (worker sockets, the lock of
+# their node name) in the cluster's folder, not in the shared default
+# (/tmp/fabricpulse-agent-UID): two clusters at once, from two scripts or
+# two checkouts, would otherwise refuse each other's node-0.
 # Every link is mutual TLS: cluster_up makes a throwaway CA in the cluster's
 # folder (`fabricpulse certs`) and exports FABRICPULSE_TLS_CERT/_KEY/_CA as
 # the operator identity, so the script's own `fabricpulse --coordinator
@@ -66,7 +70,9 @@ cluster_up() {
     else
       flags=(--ranks "$ranks")
     fi
-    env "$@" "$BIN/fabricpulse-agent" --coordinator "$COORD" --listen 127.0.0.1:0 \
+    mkdir -p "$CLUSTER_DIR/run-$i"
+    env FABRICPULSE_RUN_DIR="$CLUSTER_DIR/run-$i" "$@" \
+      "$BIN/fabricpulse-agent" --coordinator "$COORD" --listen 127.0.0.1:0 \
       --metrics-listen 127.0.0.1:0 --node-name "node-$i" --backend "$backend" \
       "${flags[@]}" --port-file "$CLUSTER_DIR/agent-$i.ports" \
       --tls-cert "$tls/agent-node-$i.crt" --tls-key "$tls/agent-node-$i.key" \

@@ -3,7 +3,9 @@
 // retry while the coordinator is down, and report to the sweep lease.
 #include "daemon/agent/registration.h"
 
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_clock.h"
@@ -19,10 +21,18 @@ class RegistrationTest : public ::testing::Test {
     coordinator_ = client.get();
     registration_ = std::make_unique<Registration>(
         std::move(client),
-        [] {
+        [this] {
+          describes_++;
           v1::AgentInfo info;
           info.set_node_name("node-a");
           return info;
+        },
+        [this] {
+          v1::WorkerInfo w;
+          w.set_local_index(0);
+          w.set_incarnation(incarnation_.load());
+          w.set_ready(true);
+          return std::vector<v1::WorkerInfo>{w};
         },
         &contact_, &clock_);
   }
@@ -36,6 +46,10 @@ class RegistrationTest : public ::testing::Test {
 
   fakes::FakeClock clock_;
   CoordinatorContact contact_;
+  // Full descriptions asked for (registrations).
+  std::atomic<int> describes_{0};
+  // What the next heartbeat's worker says.
+  std::atomic<const char*> incarnation_{"inc-1"};
   fakes::FakeCoordinatorClient* coordinator_;
   std::unique_ptr<Registration> registration_;
 };
@@ -47,6 +61,23 @@ TEST_F(RegistrationTest, RegistersThenHeartbeatsAtTheInterval) {
   EXPECT_EQ(coordinator_->registers(), 1);
   for (int i = 0; i < 5; ++i) Tick(absl::Seconds(1));
   ASSERT_TRUE(coordinator_->WaitForHeartbeats(6));
+  EXPECT_EQ(coordinator_->registers(), 1);
+}
+
+// A heartbeat carries the workers as they are at that beat, without a
+// full description (that reads the NICs): one per registration only.
+TEST_F(RegistrationTest, HeartbeatsCarryTheWorkersNowWithoutAFullDescription) {
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  ASSERT_EQ(coordinator_->last_heartbeat().workers_size(), 1);
+  EXPECT_EQ(coordinator_->last_heartbeat().workers(0).incarnation(), "inc-1");
+  incarnation_ = "inc-2";  // e.g. the worker was restarted
+  Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(2));
+  EXPECT_EQ(coordinator_->last_heartbeat().workers(0).incarnation(), "inc-2");
+  for (int i = 0; i < 3; ++i) Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(5));
+  EXPECT_EQ(describes_, 1);
   EXPECT_EQ(coordinator_->registers(), 1);
 }
 
