@@ -94,14 +94,23 @@ exported_mib() {  # the agent's figure for worker 0, in MiB ("absent" without on
 }
 exported_checks=0
 exported_ok=0
+# The agent reads the figure at each busy-GPU poll (every 2 s while idle),
+# so it may trail nvidia-smi by one poll: it must match within 5 s.
 compare_exported() {  # compare_exported WHEN NVIDIA_SMI_MIB
-  local exported
-  exported=$(exported_mib)
+  local exported waited=0 matched=0
   exported_checks=$((exported_checks + 1))
-  if [ "$exported" != absent ] && awk -v a="$exported" -v b="$2" 'BEGIN {exit !(a - b <= 1 && b - a <= 1)}'; then
-    exported_ok=$((exported_ok + 1))
-  fi
-  say "  exported $1: ${exported} MiB (nvidia-smi $2 MiB)"
+  while :; do
+    exported=$(exported_mib)
+    if [ "$exported" != absent ] && awk -v a="$exported" -v b="$2" 'BEGIN {exit !(a - b <= 1 && b - a <= 1)}'; then
+      matched=1
+      break
+    fi
+    [ "$waited" -ge 10 ] && break
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  [ "$matched" = 1 ] && exported_ok=$((exported_ok + 1))
+  say "  exported $1: ${exported} MiB (nvidia-smi $2 MiB; after $(awk -v w="$waited" 'BEGIN {print w / 2}') s)"
 }
 sweep_json() {  # sweep_json NAME ARGS...: the sweep's JSON in $out/NAME.json
   local name=$1
