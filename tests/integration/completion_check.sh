@@ -74,13 +74,13 @@ expect_words "GBps Gbps" fabricpulse results --bw-unit ""
 expect_words "auto gloo nccl" fabricpulse local --backend ""
 expect_words "bash zsh" fabricpulse completion ""
 dtypes="$(complete_words fabricpulse sweep --dtype "")"
-echo "$dtypes" | grep -qx float || fail "--dtype completes no float: $dtypes"
+grep -qx float <<<"$dtypes" || fail "--dtype completes no float: $dtypes"
 redops="$(complete_words fabricpulse sweep --redop "")"
-echo "$redops" | grep -qx sum || fail "--redop completes no sum: $redops"
+grep -qx sum <<<"$redops" || fail "--redop completes no sum: $redops"
 # A global flag after the command, and the command's own flags.
 flags="$(complete_words fabricpulse sweep --)"
 for flag in --ops --dtype --wait --coordinator --tls-cert --help; do
-  echo "$flags" | grep -qx -- "$flag" || fail "sweep -- lacks $flag"
+  grep -qx -- "$flag" <<<"$flags" || fail "sweep -- lacks $flag"
 done
 
 # Every command --help lists, in the completion and the man page.
@@ -94,7 +94,7 @@ check_commands() {  # check_commands PATH...
   [ -n "$listed" ] || fail "'fabricpulse $* --help' lists no commands"
   completed="$(complete_words fabricpulse "$@" "")"
   for name in $listed; do
-    echo "$completed" | grep -qx "$name" ||
+    grep -qx "$name" <<<"$completed" ||
       fail "completion of 'fabricpulse $* ' lacks $name"
     grep -q "^\.SS \"$(echo "$* $name" | sed "s/^ //")\"" \
       "$tmp/fabricpulse.1" || fail "man page lacks 'fabricpulse $* $name'"
@@ -104,7 +104,7 @@ check_commands
 check_commands local
 check_commands config
 for name in plans schedules completion man sweep local; do
-  commands_of | grep -qx "$name" || fail "--help lists no $name"
+  grep -qx "$name" <<<"$(commands_of)" || fail "--help lists no $name"
 done
 
 # The man page renders without a warning, with its sections.
@@ -142,11 +142,11 @@ if command -v zsh >/dev/null; then
     _fabricpulse_choices sweep --ops; print -r -- "ops=${(j: :)reply}"
     _fabricpulse_values sweep; print -r -- "values=${(j: :)reply}"' \
     _ "$tmp/_fabricpulse" 2>&1)"
-  echo "$got" | grep -qx "registered=_fabricpulse" ||
+  grep -qx "registered=_fabricpulse" <<<"$got" ||
     fail "zsh: not registered: $got"
-  echo "$got" | grep -q "^commands=.*\bsweep\b" || fail "zsh: no sweep: $got"
-  echo "$got" | grep -q "^ops=all_reduce " || fail "zsh: no ops: $got"
-  echo "$got" | grep -q "^values=.*--ops\b" || fail "zsh: --ops takes no value: $got"
+  grep -q "^commands=.*\bsweep\b" <<<"$got" || fail "zsh: no sweep: $got"
+  grep -q "^ops=all_reduce " <<<"$got" || fail "zsh: no ops: $got"
+  grep -q "^values=.*--ops\b" <<<"$got" || fail "zsh: --ops takes no value: $got"
   # _fabricpulse itself, with zsh's completion builtins stood in for by
   # functions that print what they were given (they only run inside a
   # completion widget otherwise): what it offers for the words typed.
