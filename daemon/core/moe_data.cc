@@ -9,15 +9,6 @@
 namespace fabricpulse::core {
 namespace {
 
-absl::Status CheckMoeDType(DType dtype) {
-  if (dtype == DType::kBfloat16 || dtype == DType::kFp8E4M3) {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("moe_dtype: ", DTypeName(dtype),
-                   " is not supported; allowed: bfloat16, fp8_e4m3"));
-}
-
 uint16_t ToBfloat16(double value) {
   const float f = static_cast<float>(value);
   uint32_t bits;

@@ -30,14 +30,23 @@ bool operator==(const MoeShape& a, const MoeShape& b) {
          a.seed == b.seed && a.dtype == b.dtype;
 }
 
+absl::Status CheckMoeDType(DType dtype) {
+  if (dtype == DType::kBfloat16 || dtype == DType::kFp8E4M3) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("moe_dtype: ", DTypeName(dtype),
+                   " is not supported; allowed: bfloat16, fp8_e4m3"));
+}
+
 absl::StatusOr<DType> MoeDType(const MoeShape& shape) {
   absl::StatusOr<DType> dtype = ParseDType(shape.dtype);
-  if (!dtype.ok() ||
-      (*dtype != DType::kBfloat16 && *dtype != DType::kFp8E4M3)) {
+  if (!dtype.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("moe_dtype: ", shape.dtype.substr(0, 32),
                      " is not supported; allowed: bfloat16, fp8_e4m3"));
   }
+  FP_RETURN_IF_ERROR(CheckMoeDType(*dtype));
   return *dtype;
 }
 

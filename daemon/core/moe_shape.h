@@ -49,6 +49,10 @@ struct MoeShape {
 
 bool operator==(const MoeShape& a, const MoeShape& b);
 
+// OK for the probe's dtypes (bfloat16, fp8_e4m3). Errors: INVALID_ARGUMENT
+// naming the field moe_dtype and the allowed names.
+absl::Status CheckMoeDType(DType dtype);
+
 // The shape's dtype (bfloat16 or fp8_e4m3). Errors: INVALID_ARGUMENT
 // naming the field moe_dtype and the allowed names.
 absl::StatusOr<DType> MoeDType(const MoeShape& shape);

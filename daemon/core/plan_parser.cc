@@ -381,10 +381,10 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
                        "has no fields; write {} for a plan with all defaults");
   }
   std::vector<absl::string_view> keys = {
-      "ops",   "min_bytes", "max_bytes", "factor",    "step_bytes",
-      "dtype", "redop",     "root",      "iters",     "warmup",
-      "check", "placement", "graph",     "timeout",   "fresh_comm",
-      "nodes", "tolerance", "min_iters", "max_iters", "step_time_cap",
+      "ops",       "min_bytes", "max_bytes", "factor",    "step_bytes",
+      "dtype",     "redop",     "root",      "iters",     "warmup",
+      "check",     "placement", "graph",     "timeout",   "fresh_comm",
+      "nodes",     "tolerance", "min_iters", "max_iters", "step_time_cap",
       "isolate_on"};
   for (absl::string_view key : MoePlanKeys()) keys.push_back(key);
   absl::StatusOr<Fields> fields = ReadMap(field.value, field.line, path, keys);

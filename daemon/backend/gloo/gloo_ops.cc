@@ -239,18 +239,14 @@ void MoeAllToAllV(const Context& ctx, const OpCall& c) {
 }
 
 absl::Status RunMoe(const Context& ctx, const OpCall& c) {
-  switch (core::DTypeSize(c.step->dtype)) {
-    case 1:
-      MoeAllToAllV<uint8_t>(ctx, c);
-      return absl::OkStatus();
-    case 2:
-      MoeAllToAllV<uint16_t>(ctx, c);
-      return absl::OkStatus();
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("moe_dtype: ", core::DTypeName(c.step->dtype),
-                       " is not supported; allowed: bfloat16, fp8_e4m3"));
+  if (absl::Status s = core::CheckMoeDType(c.step->dtype); !s.ok()) return s;
+  // bfloat16 rows move as 2-byte elements, fp8 rows as bytes.
+  if (core::DTypeSize(c.step->dtype) == 1) {
+    MoeAllToAllV<uint8_t>(ctx, c);
+  } else {
+    MoeAllToAllV<uint16_t>(ctx, c);
   }
+  return absl::OkStatus();
 }
 
 template <typename T>
