@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/agent/agent_config.h"
 #include "daemon/agent/agent_server.h"
+#include "daemon/common/grpc_cpu_cap.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/core/log.h"
@@ -74,6 +75,11 @@ int main(int argc, char** argv) {
   fabricpulse::common::AddEndpointFlags(app, config.web_config_file,
                                         config.health_listen);
   CLI11_PARSE(app, argc, argv);
+  if (const std::string bad = fabricpulse::common::GrpcCpusEnvError();
+      !bad.empty()) {
+    std::fprintf(stderr, "fabricpulse-agent: %s\n", bad.c_str());
+    return 2;
+  }
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
   auto server = fabricpulse::agent::AgentServer::Start(config);
   if (!server.ok()) {

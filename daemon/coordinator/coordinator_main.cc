@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/common/grpc_cpu_cap.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_server.h"
@@ -52,6 +53,11 @@ int main(int argc, char** argv) {
   fabricpulse::common::AddEndpointFlags(app, config.web_config_file,
                                         config.health_listen);
   CLI11_PARSE(app, argc, argv);
+  if (const std::string bad = fabricpulse::common::GrpcCpusEnvError();
+      !bad.empty()) {
+    std::fprintf(stderr, "fabricpulse-coordinator: %s\n", bad.c_str());
+    return 2;
+  }
   fabricpulse::core::SetLogTag("coordinator");
   auto server = fabricpulse::coordinator::CoordinatorServer::Start(config);
   if (!server.ok()) {

@@ -164,6 +164,29 @@ TEST_F(LifecycleTest, AgentRanksOutOfRangeAreRefused) {
   }
 }
 
+TEST_F(LifecycleTest, ABadGrpcCpuCountIsRefusedByBothDaemons) {
+  for (const char* value : {"0", "1025", "many"}) {
+    setenv("FABRICPULSE_GRPC_CPUS", value, 1);
+    CliResult coordinator =
+        RunCoordinator({"--listen", "127.0.0.1:0", "--metrics-listen",
+                        "127.0.0.1:0", "--state-dir", dir_ + "/c-state"});
+    CliResult agent = RunBinary(
+        "fabricpulse-agent",
+        {"--coordinator", "127.0.0.1:1", "--listen", "127.0.0.1:0",
+         "--metrics-listen", "127.0.0.1:0", "--backend", "gloo", "--insecure"},
+        30);
+    unsetenv("FABRICPULSE_GRPC_CPUS");
+    const std::string error =
+        absl::StrCat("FABRICPULSE_GRPC_CPUS: '", value,
+                     "' is not a CPU count; allowed: 1 to 1024");
+    EXPECT_EQ(coordinator.exit_code, 2) << coordinator.err;
+    EXPECT_THAT(coordinator.err, HasSubstr(error));
+    EXPECT_EQ(agent.exit_code, 2) << agent.err;
+    EXPECT_THAT(agent.err, HasSubstr(error));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/c-state"));
+}
+
 TEST_F(LifecycleTest, ConfigMustBeARegularFileOfBoundedSize) {
   const std::string fifo = dir_ + "/config.fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
