@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/backend/nccl/cuda_status.h"
+#include "daemon/backend/nccl/launch_cover.h"
 #include "daemon/backend/nccl/nccl_communicator.h"
 #include "daemon/core/adaptive_loop.h"
 #include "daemon/core/clock.h"
@@ -27,17 +28,16 @@ absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
                                          double* arrival_sum) {
   const int last = timing.one_by_one ? iters : 1;
   FP_RETURN_IF_ERROR(EnsureEvents(last + 1));
-  // A loop timed as a whole starts its clock when its first op ends: the
-  // stream was drained before the loop, so the first op waits for the
-  // host to launch it (several microseconds), which is not the op's time;
-  // behind it the host stays ahead of the GPU. Its mean is over the other
-  // iters - 1 ops. (Ops timed one by one keep their own times, the first
-  // one's wait included: the percentiles see it.)
-  const bool lead_in = !timing.one_by_one && iters >= 2;
-  if (!lead_in) {
-    FP_RETURN_IF_ERROR(
-        CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
-  }
+  // The stream was drained before the loop, so its first op would wait for
+  // the host to launch it (several microseconds), which is not the op's
+  // time. A spin kernel ahead of the start event (launch_cover.h) keeps the
+  // stream busy meanwhile; behind it the host stays ahead of the GPU. Every
+  // op is then timed, a slow or late first one included.
+  FP_RETURN_IF_ERROR(CudaToStatus(
+      launch_cover::LaunchSpin(launch_cover::kCoverMicros, stream_),
+      "launch_cover::LaunchSpin"));
+  FP_RETURN_IF_ERROR(
+      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
   for (int i = 0; i < iters; ++i) {
     if (EntersLate(options, timing.first + i)) {
       absl::SleepFor(options.late_entry);
@@ -46,10 +46,6 @@ absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
       *arrival_sum += absl::ToDoubleSeconds(absl::Now() - timing.shared_start);
     }
     FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
-    if (lead_in && i == 0) {
-      FP_RETURN_IF_ERROR(CudaToStatus(cudaEventRecord(events_[0], stream_),
-                                      "cudaEventRecord"));
-    }
     if (timing.one_by_one || i == iters - 1) {
       FP_RETURN_IF_ERROR(CudaToStatus(
           cudaEventRecord(events_[timing.one_by_one ? i + 1 : 1], stream_),
@@ -66,7 +62,7 @@ absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
     seconds->push_back(ms / 1e3);
   }
   if (!timing.one_by_one) {
-    seconds->assign(iters, seconds->front() / (lead_in ? iters - 1 : iters));
+    seconds->assign(iters, seconds->front() / iters);
   }
   return absl::OkStatus();
 }
