@@ -22,7 +22,7 @@ fi
 
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/tests" "$out/config"
 bins=(fabricpulse fabricpulse-coordinator fabricpulse-agent fabricpulse-worker)
-for extra in nccl_backend_test nccl_allreduce_floor bare_nccl_init fabricpulse_cli_dynamic moe_splits; do
+for extra in nccl_backend_test nccl_allreduce_floor bare_nccl_init loop_shape_bias fabricpulse_cli_dynamic moe_splits; do
   [ -x "$build_dir/bin/$extra" ] && bins+=("$extra")
 done
 for b in "${bins[@]}"; do

@@ -14,10 +14,11 @@ absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(const AdaptiveIters& adaptive,
   AdaptiveRun run;
   std::vector<double> means;  // one per batch
   // Every iteration but the first of each batch: the first op of a timed
-  // loop starts on a drained stream and waits for the host to launch it,
-  // a systematic offset (several microseconds on a GPU), not the ops' own
-  // spread; left in the interval, it alone keeps a 1 % tolerance out of
-  // reach at min_iters. The mean and the percentiles keep every iteration.
+  // loop starts on a drained stream, which can offset it systematically
+  // (on a GPU: the host's launch where nothing covers it, or a kernel's
+  // faster start after an idle GPU), not the ops' own spread; left in the
+  // interval, it alone can keep a 1 % tolerance out of reach at min_iters.
+  // The mean and the percentiles keep every iteration.
   std::vector<double> steady;
   std::vector<double> seconds;
   const absl::Time start = clock.Now();

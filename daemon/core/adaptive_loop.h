@@ -38,8 +38,8 @@ struct AdaptiveRun {
 // Runs batches until DecideNextBatch stops: the first of
 // adaptive.min_iters, then as the rule says; after each, one AgreeMax of
 // this rank's BatchProposal. The confidence interval is over the
-// per-iteration times less the first of each batch (it waits for the
-// host's launch after a drained stream: an offset, not spread), or with
+// per-iteration times less the first of each batch (it follows a drained
+// stream, which can offset it: adaptive_loop.cc), or with
 // `batch_means` (the batches were timed as a whole) over the batch means.
 // AdaptiveRun.seconds keeps every iteration. Elapsed time counts from the call.
 // Errors: those of `batch` and `agree`, returned at once (the caller's

@@ -120,15 +120,41 @@ class NcclCommunicator : public Communicator {
   static constexpr absl::Duration kOneByOneAloneAbove = absl::Microseconds(200);
   // Creates events until there are `count`.
   absl::Status EnsureEvents(int count);
+  // Queues the launch cover (launch_cover.h) on the drained stream.
+  absl::Status CoverLaunch();
+  // Queues `iters` timed ops and their events, from events_[first_event]:
+  // one after each op (timing.one_by_one) or one after the last; adds
+  // arrival stamps when arrival_sum. Does not wait.
+  absl::Status EnqueueTimedLoop(const core::Step& step, const Buffers& b,
+                                const RunOptions& options,
+                                const LoopTiming& timing, int iters,
+                                int first_event, double* arrival_sum);
+  // *seconds gets each op's time of a completed loop queued at
+  // `first_event` (one by one), or the loop's mean for each.
+  absl::Status ReadTimedLoop(int first_event, bool one_by_one, int iters,
+                             std::vector<double>* seconds);
   // Runs `iters` timed ops; *seconds gets each op's time (one by one) or
   // the loop's mean for each; adds arrival stamps when arrival_sum.
   absl::Status TimedLoop(const core::Step& step, const Buffers& b,
                          const RunOptions& options, const LoopTiming& timing,
                          int iters, std::vector<double>* seconds,
                          double* arrival_sum);
+  // Short ops: `iters` ops timed one by one (*seconds, the arrival stamps),
+  // then at once, with no drain between, `iters` more timed as a whole
+  // (*loop_mean, per op). Right after an idle GPU some kernels run faster
+  // for a few hundred microseconds (measured on an H200: NCCL's one-rank
+  // send/recv copy, 1-3 % for the first ops); behind the first loop the
+  // mean's ops follow busy ones, so a short adaptive batch is not read as
+  // such a burst where a fixed loop of 20 is mostly past it. Late entries
+  // land at the same indices in both loops.
+  absl::Status TimedLoopPair(const core::Step& step, const Buffers& b,
+                             const RunOptions& options,
+                             const LoopTiming& timing, int iters,
+                             std::vector<double>* seconds, double* loop_mean,
+                             double* arrival_sum);
   // The timed loops of adaptive mode: batches as core::RunAdaptiveBatches
   // asks, each followed by an agreement; with `second_pass` (short ops)
-  // each batch is a loop timed as a whole then one timed one by one. Fills
+  // each batch is a TimedLoopPair. Fills
   // outcome->iteration_seconds, iterations, timed_one_by_one and
   // loop_mean_seconds.
   absl::Status TimeAdaptive(const core::Step& step, const Buffers& b,

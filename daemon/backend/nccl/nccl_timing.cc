@@ -20,24 +20,11 @@ absl::Status NcclCommunicator::EnsureEvents(int count) {
   return absl::OkStatus();
 }
 
-absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
-                                         const Buffers& b,
-                                         const RunOptions& options,
-                                         const LoopTiming& timing, int iters,
-                                         std::vector<double>* seconds,
-                                         double* arrival_sum) {
-  const int last = timing.one_by_one ? iters : 1;
-  FP_RETURN_IF_ERROR(EnsureEvents(last + 1));
-  // The stream was drained before the loop, so its first op would wait for
-  // the host to launch it (several microseconds), which is not the op's
-  // time. A spin kernel ahead of the start event (launch_cover.h) keeps the
-  // stream busy meanwhile; behind it the host stays ahead of the GPU. Every
-  // op is then timed, a slow or late first one included.
+absl::Status NcclCommunicator::EnqueueTimedLoop(
+    const core::Step& step, const Buffers& b, const RunOptions& options,
+    const LoopTiming& timing, int iters, int first_event, double* arrival_sum) {
   FP_RETURN_IF_ERROR(CudaToStatus(
-      launch_cover::LaunchSpin(launch_cover::kCoverMicros, stream_),
-      "launch_cover::LaunchSpin"));
-  FP_RETURN_IF_ERROR(
-      CudaToStatus(cudaEventRecord(events_[0], stream_), "cudaEventRecord"));
+      cudaEventRecord(events_[first_event], stream_), "cudaEventRecord"));
   for (int i = 0; i < iters; ++i) {
     if (EntersLate(options, timing.first + i)) {
       absl::SleepFor(options.late_entry);
@@ -47,23 +34,78 @@ absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
     }
     FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
     if (timing.one_by_one || i == iters - 1) {
-      FP_RETURN_IF_ERROR(CudaToStatus(
-          cudaEventRecord(events_[timing.one_by_one ? i + 1 : 1], stream_),
-          "cudaEventRecord"));
+      const int e = first_event + (timing.one_by_one ? i + 1 : 1);
+      FP_RETURN_IF_ERROR(CudaToStatus(cudaEventRecord(events_[e], stream_),
+                                      "cudaEventRecord"));
     }
   }
-  FP_RETURN_IF_ERROR(Wait(events_[last], timing.deadline, options));
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::ReadTimedLoop(int first_event, bool one_by_one,
+                                             int iters,
+                                             std::vector<double>* seconds) {
+  const int intervals = one_by_one ? iters : 1;
   seconds->clear();
-  for (int i = 0; i < last; ++i) {
+  for (int i = 0; i < intervals; ++i) {
     float ms = 0;
     FP_RETURN_IF_ERROR(
-        CudaToStatus(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]),
+        CudaToStatus(cudaEventElapsedTime(&ms, events_[first_event + i],
+                                          events_[first_event + i + 1]),
                      "cudaEventElapsedTime"));
     seconds->push_back(ms / 1e3);
   }
-  if (!timing.one_by_one) {
-    seconds->assign(iters, seconds->front() / iters);
-  }
+  if (!one_by_one) seconds->assign(iters, seconds->front() / iters);
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::CoverLaunch() {
+  // The stream was drained before the loop, so its first op would wait for
+  // the host to launch it (several microseconds), which is not the op's
+  // time. A spin kernel ahead of the start event (launch_cover.h) keeps the
+  // stream busy meanwhile; behind it the host stays ahead of the GPU. Every
+  // op is then timed, a slow or late first one included.
+  return CudaToStatus(
+      launch_cover::LaunchSpin(launch_cover::kCoverMicros, stream_),
+      "launch_cover::LaunchSpin");
+}
+
+absl::Status NcclCommunicator::TimedLoop(const core::Step& step,
+                                         const Buffers& b,
+                                         const RunOptions& options,
+                                         const LoopTiming& timing, int iters,
+                                         std::vector<double>* seconds,
+                                         double* arrival_sum) {
+  const int last = timing.one_by_one ? iters : 1;
+  FP_RETURN_IF_ERROR(EnsureEvents(last + 1));
+  FP_RETURN_IF_ERROR(CoverLaunch());
+  FP_RETURN_IF_ERROR(
+      EnqueueTimedLoop(step, b, options, timing, iters, 0, arrival_sum));
+  FP_RETURN_IF_ERROR(Wait(events_[last], timing.deadline, options));
+  return ReadTimedLoop(0, timing.one_by_one, iters, seconds);
+}
+
+absl::Status NcclCommunicator::TimedLoopPair(
+    const core::Step& step, const Buffers& b, const RunOptions& options,
+    const LoopTiming& timing, int iters, std::vector<double>* seconds,
+    double* loop_mean, double* arrival_sum) {
+  // Events 0..iters time the first loop op by op; iters+1 and iters+2 the
+  // second as a whole.
+  FP_RETURN_IF_ERROR(EnsureEvents(iters + 3));
+  LoopTiming each = timing;
+  each.one_by_one = true;
+  LoopTiming whole = timing;
+  whole.one_by_one = false;
+  FP_RETURN_IF_ERROR(CoverLaunch());
+  FP_RETURN_IF_ERROR(
+      EnqueueTimedLoop(step, b, options, each, iters, 0, arrival_sum));
+  FP_RETURN_IF_ERROR(
+      EnqueueTimedLoop(step, b, options, whole, iters, iters + 1, nullptr));
+  FP_RETURN_IF_ERROR(Wait(events_[iters + 2], timing.deadline, options));
+  FP_RETURN_IF_ERROR(ReadTimedLoop(0, true, iters, seconds));
+  std::vector<double> mean;
+  FP_RETURN_IF_ERROR(ReadTimedLoop(iters + 1, false, iters, &mean));
+  *loop_mean = mean.front();
   return absl::OkStatus();
 }
 
@@ -74,31 +116,32 @@ absl::Status NcclCommunicator::TimeAdaptive(
   // Every batch runs with a deadline of its own:
   // - ops timed one by one (>= kOneByOneAloneAbove): one loop per batch;
   //   the interval is over the per-iteration times;
-  // - short ops (second_pass): per batch, the loop timed as a whole (the
-  //   mean, and the arrival stamps), then the same iterations timed one by
-  //   one (the percentiles); the interval is over the per-iteration times
-  //   of the second loop, whose spread is the ops' own (an event between
-  //   ops adds a near-constant cost, not noise). Interleaving the two keeps
-  //   the percentile pass as long as the mean's loop, as in fixed mode;
+  // - short ops (second_pass): per batch, TimedLoopPair: the iterations
+  //   timed one by one (the percentiles, the arrival stamps), then at once
+  //   the same count timed as a whole (the mean); the interval is over the
+  //   per-iteration times of the first loop, whose spread is the ops' own
+  //   (an event between ops adds a near-constant cost, not noise).
+  //   Interleaving the two keeps the percentile pass as long as the mean's
+  //   loop, as in fixed mode;
   // - FABRICPULSE_ITER_EVENTS=0: one loop timed as a whole per batch; only
   //   batch means exist, and the interval is over those (batches of
   //   min_iters each).
-  LoopTiming mean_timing = timing;
-  mean_timing.one_by_one = timing.one_by_one;
-  LoopTiming each_timing = timing;
-  each_timing.one_by_one = true;
+  LoopTiming batch_timing = timing;
   double loop_sum = 0;  // seconds, over the loops timed as a whole
-  std::vector<double> loop_seconds;
   auto batch = [&](int iters, std::vector<double>* seconds) {
-    mean_timing.deadline = absl::Now() + options.op_timeout * iters;
-    FP_RETURN_IF_ERROR(TimedLoop(step, b, options, mean_timing, iters,
-                                 second_pass ? &loop_seconds : seconds,
-                                 arrival_sum));
-    mean_timing.first += iters;
-    if (!second_pass) return absl::OkStatus();
-    loop_sum += loop_seconds.front() * iters;
-    each_timing.deadline = absl::Now() + options.op_timeout * iters;
-    return TimedLoop(step, b, options, each_timing, iters, seconds, nullptr);
+    if (second_pass) {
+      batch_timing.deadline = absl::Now() + options.op_timeout * 2 * iters;
+      double mean = 0;
+      FP_RETURN_IF_ERROR(TimedLoopPair(step, b, options, batch_timing, iters,
+                                       seconds, &mean, arrival_sum));
+      loop_sum += mean * iters;
+    } else {
+      batch_timing.deadline = absl::Now() + options.op_timeout * iters;
+      FP_RETURN_IF_ERROR(TimedLoop(step, b, options, batch_timing, iters,
+                                   seconds, arrival_sum));
+    }
+    batch_timing.first += iters;
+    return absl::OkStatus();
   };
   auto agree = [&](const std::vector<double>& values) {
     return RunAgreeMax(values, options);
@@ -150,9 +193,11 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   // op on an H200: README, "Percentiles and their cost"). Where an op takes
   // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
   // warm-ups), one loop timed one by one gives the mean and the
-  // percentiles. Shorter ops get the mean from a loop timed as a whole
-  // (nccl-tests' method, no event between ops) and the percentiles from a
-  // second loop timed one by one. With FABRICPULSE_ITER_EVENTS=0 only the
+  // percentiles. Shorter ops get the percentiles from a loop timed one by
+  // one and the mean from a loop timed as a whole (nccl-tests' method, no
+  // event between ops) queued right behind it (TimedLoopPair), so the
+  // mean's ops follow busy ones as in sustained use rather than an idle
+  // GPU. With FABRICPULSE_ITER_EVENTS=0 only the
   // loop timed as a whole runs, and the percentiles are absent. Without
   // warm-ups there is no estimate: one loop timed one by one. Adaptive
   // batches do the same per batch (TimeAdaptive).
@@ -167,18 +212,19 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
     if (arrivals) outcome->arrival_seconds = arrival_sum / outcome->iterations;
     return absl::OkStatus();
   }
-  FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing, options.iters,
-                               &outcome->iteration_seconds, arrival_ptr));
-  outcome->iterations = options.iters;
-  outcome->timed_one_by_one = timing.one_by_one;
-  if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
   if (second_pass) {
-    outcome->loop_mean_seconds = outcome->iteration_seconds.front();
-    timing.one_by_one = true;
+    double mean = 0;
+    FP_RETURN_IF_ERROR(TimedLoopPair(step, b, options, timing, options.iters,
+                                     &outcome->iteration_seconds, &mean,
+                                     arrival_ptr));
+    outcome->loop_mean_seconds = mean;
+  } else {
     FP_RETURN_IF_ERROR(TimedLoop(step, b, options, timing, options.iters,
-                                 &outcome->iteration_seconds, nullptr));
-    outcome->timed_one_by_one = true;
+                                 &outcome->iteration_seconds, arrival_ptr));
   }
+  outcome->iterations = options.iters;
+  outcome->timed_one_by_one = timing.one_by_one || second_pass;
+  if (arrivals) outcome->arrival_seconds = arrival_sum / options.iters;
   return absl::OkStatus();
 }
 
