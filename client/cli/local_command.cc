@@ -1,0 +1,96 @@
+#include "client/cli/local_command.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/local_signal_guard.h"
+#include "client/commands/coordinator_connection.h"
+#include "client/commands/exit_codes.h"
+#include "client/local/local_backend.h"
+#include "client/local/local_cluster.h"
+#include "daemon/common/process.h"
+#include "daemon/common/worker_backends.h"
+#include "daemon/nvml/nvml_library.h"
+#include "daemon/nvml/visible_gpus.h"
+
+namespace fabricpulse::client {
+namespace {
+
+void ReportKeptDir(const std::string& dir, std::FILE* err) {
+  if (!KeepLocalDir()) return;
+  std::fprintf(err,
+               "fabricpulse: local: kept %s (FABRICPULSE_KEEP_LOCAL_DIR): the "
+               "daemons' logs, state and certificates; remove it when done\n",
+               dir.c_str());
+}
+
+}  // namespace
+
+int RunLocal(const LocalFlags& flags, const CommandSet& set) {
+  // Every flag first: nothing starts for a command that cannot run.
+  if (absl::Status bad = CheckCommandFlags(set, flags.agents * flags.ranks);
+      !bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
+  // Before any thread starts (gRPC's, the cluster's).
+  LocalSignalGuard signals;
+  LocalClusterOptions options;
+  options.bin_dir = common::ExecutableDir();
+  options.agents = flags.agents;
+  options.ranks = flags.ranks;
+  // auto: NCCL on the visible GPUs when the worker has it, else Gloo. No
+  // CUDA here: NVML counts the GPUs (none without a driver).
+  LocalBackendRequest request;
+  request.backend = flags.backend;
+  request.agents = flags.agents;
+  request.ranks = flags.ranks;
+  if (flags.backend != "gloo") {
+    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
+    request.visible_gpus = nvml::VisibleGpuCount(
+        nvml.ok() ? nvml->get() : nullptr, nvml::CudaVisibleDevicesFromEnv());
+  }
+  const std::string worker_binary = options.bin_dir + "/fabricpulse-worker";
+  request.worker_backends = [&worker_binary] {
+    return common::QueryWorkerBackends(worker_binary);
+  };
+  absl::StatusOr<std::string> backend = ResolveLocalBackend(request);
+  if (!backend.ok()) {
+    PrintError(std::string(backend.status().message()));
+    return backend.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitFailed;
+  }
+  options.backend = *backend;
+  auto created = LocalCluster::Create(options);
+  if (!created.ok()) {
+    PrintError(absl::StrCat("local: ", created.status().message()));
+    return created.status().code() == absl::StatusCode::kInvalidArgument
+               ? kExitBadInput
+               : kExitFailed;
+  }
+  LocalCluster& cluster = **created;
+  // A signal from here on stops the daemons and removes the folder.
+  signals.SetCleanup([&cluster](std::FILE* err) {
+    cluster.Stop();
+    ReportKeptDir(cluster.dir(), err);
+  });
+  int code = kExitOk;
+  if (absl::Status launched = cluster.Launch(); !launched.ok()) {
+    PrintError(absl::StrCat("local: ", launched.message()));
+    code = kExitFailed;
+  } else {
+    CoordinatorTarget target;
+    target.address = cluster.coordinator();
+    target.tls = cluster.client_tls();
+    code = RunSelected(set, target);
+  }
+  cluster.Stop();
+  signals.SetCleanup(nullptr);
+  ReportKeptDir(cluster.dir(), stderr);
+  return code;
+}
+
+}  // namespace fabricpulse::client
