@@ -91,9 +91,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   local
       ->add_option("--ranks", local_flags.ranks,
-                   "Ranks per agent (GPUs per agent with nccl)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
+                   "Ranks per agent, one GPU each with nccl (default: 2 with "
+                   "gloo; with nccl the visible GPUs shared among the "
+                   "agents)")
+      ->check(CLI::Range(1, 64));
   CommandSet in_local;
   fabricpulse::client::AddCommands(*local, in_local);
   // Not under `local`: it asks any daemon, not the local cluster.
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
     }
   }
   if (local->parsed()) {
+    local_flags.ranks_given = local->get_option("--ranks")->count() > 0;
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);

@@ -1,5 +1,6 @@
 #include "client/cli/local_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -28,6 +29,11 @@ void ReportKeptDir(const std::string& dir, std::FILE* err) {
 
 }  // namespace
 
+int LocalNcclRanks(const LocalFlags& flags, int visible_gpus) {
+  if (flags.ranks_given) return flags.ranks;
+  return std::max(1, visible_gpus / std::max(1, flags.agents));
+}
+
 int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   // Every flag first: nothing starts for a command that cannot run.
   if (absl::Status bad = CheckCommandFlags(set, flags.agents * flags.ranks);
@@ -40,7 +46,6 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   LocalClusterOptions options;
   options.bin_dir = common::ExecutableDir();
   options.agents = flags.agents;
-  options.ranks = flags.ranks;
   // auto: NCCL on the visible GPUs when the worker has it, else Gloo. No
   // CUDA here: NVML counts the GPUs (none without a driver).
   LocalBackendRequest request;
@@ -51,6 +56,7 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
     absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::OpenNvml();
     request.visible_gpus = nvml::VisibleGpuCount(
         nvml.ok() ? nvml->get() : nullptr, nvml::CudaVisibleDevicesFromEnv());
+    request.ranks = LocalNcclRanks(flags, request.visible_gpus);
   }
   const std::string worker_binary = options.bin_dir + "/fabricpulse-worker";
   request.worker_backends = [&worker_binary] {
@@ -64,6 +70,16 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
                : kExitFailed;
   }
   options.backend = *backend;
+  options.ranks = *backend == "nccl" ? request.ranks : flags.ranks;
+  // The flags were checked against the given (or Gloo's) ranks; NCCL's
+  // default ranks follow the GPUs, so check again against those.
+  if (options.ranks != flags.ranks) {
+    if (absl::Status bad = CheckCommandFlags(set, flags.agents * options.ranks);
+        !bad.ok()) {
+      PrintError(std::string(bad.message()));
+      return kExitBadInput;
+    }
+  }
   auto created = LocalCluster::Create(options);
   if (!created.ok()) {
     PrintError(absl::StrCat("local: ", created.status().message()));

@@ -24,7 +24,10 @@ absl::StatusOr<std::string> ResolveLocalBackend(
     return absl::InvalidArgumentError(absl::StrCat(
         "--backend nccl: ", request.agents, " agents x ", request.ranks,
         " ranks need ", needed, " GPUs; ", gpus, " visible",
-        worker_backends.ok() && !have_nccl ? " (built without NCCL)" : ""));
+        worker_backends.ok() && !have_nccl ? " (built without NCCL)" : "",
+        gpus > 0 && (!worker_backends.ok() || have_nccl)
+            ? ": lower --agents or --ranks to fit, or use --backend gloo"
+            : ": use --backend gloo"));
   }
   if (!worker_backends.ok()) {
     return absl::FailedPreconditionError(

@@ -10,6 +10,7 @@
 
 #include "client/cli/command_error.h"
 #include "client/cli/command_set.h"
+#include "client/cli/local_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
 #include "gtest/gtest.h"
@@ -145,6 +146,26 @@ TEST(CliAppTest, RunningWithNoParsedCommandIsBadInput) {
   AddCommands(app, set);
   app.parse(std::vector<std::string>{});
   EXPECT_EQ(RunSelected(set, CoordinatorTarget{}), kExitBadInput);
+}
+
+TEST(LocalNcclRanksTest, GivenRanksAreKept) {
+  LocalFlags flags;
+  flags.ranks = 3;
+  flags.ranks_given = true;
+  EXPECT_EQ(LocalNcclRanks(flags, 8), 3);
+  EXPECT_EQ(LocalNcclRanks(flags, 1), 3);  // ResolveLocalBackend refuses
+}
+
+TEST(LocalNcclRanksTest, OtherwiseOneRankPerVisibleGpu) {
+  LocalFlags flags;  // --ranks not given
+  EXPECT_EQ(LocalNcclRanks(flags, 1), 1);
+  EXPECT_EQ(LocalNcclRanks(flags, 8), 8);
+  flags.agents = 2;
+  EXPECT_EQ(LocalNcclRanks(flags, 8), 4);
+  flags.agents = 3;
+  EXPECT_EQ(LocalNcclRanks(flags, 8), 2);  // 2 GPUs left idle
+  EXPECT_EQ(LocalNcclRanks(flags, 2), 1);  // 3 x 1 > 2: refused later
+  EXPECT_EQ(LocalNcclRanks(flags, 0), 1);
 }
 
 }  // namespace

@@ -54,15 +54,18 @@ TEST_F(ResolveLocalBackendTest, TooFewGpus) {
   auto r = Resolve("nccl", 2, 2, 3);
   ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            "--backend nccl: 2 agents x 2 ranks need 4 GPUs; 3 visible");
+            "--backend nccl: 2 agents x 2 ranks need 4 GPUs; 3 visible: lower "
+            "--agents or --ranks to fit, or use --backend gloo");
   // auto picks NCCL on a machine with a GPU, and says so the same way.
   r = Resolve("auto", 1, 2, 1);
   ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            "--backend nccl: 1 agents x 2 ranks need 2 GPUs; 1 visible");
+            "--backend nccl: 1 agents x 2 ranks need 2 GPUs; 1 visible: lower "
+            "--agents or --ranks to fit, or use --backend gloo");
   r = Resolve("nccl", 1, 1, 0);
   EXPECT_EQ(r.status().message(),
-            "--backend nccl: 1 agents x 1 ranks need 1 GPUs; 0 visible");
+            "--backend nccl: 1 agents x 1 ranks need 1 GPUs; 0 visible: use "
+            "--backend gloo");
 }
 
 TEST_F(ResolveLocalBackendTest, TooFewGpusNamesAWorkerWithoutNccl) {
@@ -71,7 +74,7 @@ TEST_F(ResolveLocalBackendTest, TooFewGpusNamesAWorkerWithoutNccl) {
   ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
             "--backend nccl: 1 agents x 2 ranks need 2 GPUs; 0 visible "
-            "(built without NCCL)");
+            "(built without NCCL): use --backend gloo");
 }
 
 TEST_F(ResolveLocalBackendTest, NcclNotBuiltIntoTheWorker) {
