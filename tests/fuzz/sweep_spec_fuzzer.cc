@@ -10,6 +10,8 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/dtype.h"
+#include "daemon/core/moe_routing.h"
+#include "daemon/core/moe_shape.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/sweep_spec.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -46,6 +48,31 @@ void CheckLayout(const core::Step& step, int nranks, int rank,
   }
 }
 
+// An MoE step is one step of the spec's MoE shape, whatever the size
+// schedule (min_bytes..max_bytes) and the spec's dtype say: tokens x hidden
+// elements of the shape's dtype, no root, out of place, its buffers
+// (MoeExchange's, not LayoutFor's) inside what MaxBufferBytes sizes.
+void CheckMoeStep(const core::SweepSpec& spec, int nranks,
+                  const core::Step& step, uint64_t max_buffer) {
+  const absl::StatusOr<core::DType> dtype = core::MoeDType(spec.moe);
+  if (!dtype.ok()) Fail("an MoE step of a shape whose dtype was refused");
+  const uint64_t count = static_cast<uint64_t>(spec.moe.tokens) *
+                         static_cast<uint64_t>(spec.moe.hidden);
+  if (step.dtype != *dtype || step.count != count ||
+      step.bytes != count * core::DTypeSize(*dtype)) {
+    Fail(absl::StrCat("step ", step.index, ": MoE step of ", step.count,
+                      " elements, ", step.bytes,
+                      " bytes, is not the shape's tokens x hidden"));
+  }
+  if (step.root != -1 || step.in_place) {
+    Fail("an MoE step with a root or in place");
+  }
+  if (core::MoeMaxBufferBytes(step.moe, nranks) > max_buffer) {
+    Fail(absl::StrCat("step ", step.index,
+                      ": MoE buffers exceed MaxBufferBytes"));
+  }
+}
+
 void CheckSteps(const core::SweepSpec& spec, int nranks,
                 const core::ResolvedSpec& resolved,
                 const std::vector<core::Step>& steps) {
@@ -59,6 +86,10 @@ void CheckSteps(const core::SweepSpec& spec, int nranks,
     bool listed = false;
     for (core::Op op : resolved.ops) listed = listed || op == step.op;
     if (!listed) Fail("a step's op is not one of the spec's ops");
+    if (core::IsMoe(step.op)) {
+      CheckMoeStep(spec, nranks, step, max_buffer);
+      continue;
+    }
     if (step.count == 0 ||
         step.bytes != step.count * core::DTypeSize(step.dtype) ||
         step.bytes > spec.max_bytes) {
