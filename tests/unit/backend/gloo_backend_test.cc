@@ -469,18 +469,25 @@ TEST(GlooBackendTest, AbortStopsARunningStepAndPeersFailFast) {
   RunOptions options = SmallRun();
   options.iters = 10000000;  // minutes of work unless aborted
   options.op_timeout = absl::Seconds(60);
-  std::atomic<int> started{0};
+  std::vector<std::atomic<pid_t>> tids(2);
   std::vector<Clock::time_point> returned(2);
   std::vector<absl::StatusOr<StepOutcome>> outcomes(2);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < 2; ++rank) {
     threads.emplace_back([&, rank] {
-      started.fetch_add(1);
+      tids[rank].store(static_cast<pid_t>(syscall(SYS_gettid)));
       outcomes[rank] = comms[rank]->RunStep(step, options);
       returned[rank] = Clock::now();
     });
   }
-  while (started.load() < 2) std::this_thread::yield();
+  // The abort lands on a running step: both ranks are inside RunStep,
+  // asleep in one of Gloo's waits at least once. (An abort before a peer
+  // has entered its step is another case: that peer is not woken and
+  // waits for its op timeout, as a lone rank would.)
+  for (int rank = 0; rank < 2; ++rank) {
+    while (tids[rank].load() == 0) std::this_thread::yield();
+    EXPECT_TRUE(WaitUntilThreadSleeps(tids[rank].load(), absl::Seconds(10)));
+  }
   const Clock::time_point aborted = Clock::now();
   comms[0]->Abort();
   for (std::thread& thread : threads) thread.join();
