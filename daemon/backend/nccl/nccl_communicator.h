@@ -143,7 +143,7 @@ class NcclCommunicator : public Communicator {
   // then at once, with no drain between, `iters` more timed as a whole
   // (*loop_mean, per op). Right after an idle GPU some kernels run faster
   // for a few hundred microseconds (measured on an H200: NCCL's one-rank
-  // send/recv copy, 1-3 % for the first ops); behind the first loop the
+  // send/recv copy, 1-4 % for the first ops); behind the first loop the
   // mean's ops follow busy ones, so a short adaptive batch is not read as
   // such a burst where a fixed loop of 20 is mostly past it. Late entries
   // land at the same indices in both loops.
