@@ -35,12 +35,6 @@ int LocalNcclRanks(const LocalFlags& flags, int visible_gpus) {
 }
 
 int RunLocal(const LocalFlags& flags, const CommandSet& set) {
-  // Every flag first: nothing starts for a command that cannot run.
-  if (absl::Status bad = CheckCommandFlags(set, flags.agents * flags.ranks);
-      !bad.ok()) {
-    PrintError(std::string(bad.message()));
-    return kExitBadInput;
-  }
   // Before any thread starts (gRPC's, the cluster's).
   LocalSignalGuard signals;
   LocalClusterOptions options;
@@ -71,14 +65,13 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   }
   options.backend = *backend;
   options.ranks = *backend == "nccl" ? request.ranks : flags.ranks;
-  // The flags were checked against the given (or Gloo's) ranks; NCCL's
-  // default ranks follow the GPUs, so check again against those.
-  if (options.ranks != flags.ranks) {
-    if (absl::Status bad = CheckCommandFlags(set, flags.agents * options.ranks);
-        !bad.ok()) {
-      PrintError(std::string(bad.message()));
-      return kExitBadInput;
-    }
+  // Every flag before anything starts, against the ranks that will run
+  // (NCCL's default ranks follow the GPUs): nothing starts for a command
+  // that cannot run.
+  if (absl::Status bad = CheckCommandFlags(set, flags.agents * options.ranks);
+      !bad.ok()) {
+    PrintError(std::string(bad.message()));
+    return kExitBadInput;
   }
   auto created = LocalCluster::Create(options);
   if (!created.ok()) {

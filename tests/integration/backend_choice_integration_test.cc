@@ -140,6 +140,19 @@ TEST_F(FakeNvmlTest, LocalCountsTheGpusNvmlShows) {
   EXPECT_EQ(LocalSees(), "2");
 }
 
+TEST_F(FakeNvmlTest, LocalChecksFlagsAgainstTheRanksItWillRun) {
+  // Without --ranks, NCCL runs one rank per visible GPU: eight here, not
+  // Gloo's two, and --root is checked against those before anything starts.
+  if (!WorkerHasNccl()) GTEST_SKIP() << "the worker is built without NCCL";
+  ScopedEnv gpus("FAKE_NVML_DEVICE_COUNT", "8");
+  CliResult r = RunCli({"local", "sweep", "--root", "8"}, 30);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(
+      r.err, "root: 8 is out of range; allowed: 0 to 7 (8 ranks"))
+      << r.err;
+}
+
 TEST_F(FakeNvmlTest, LocalAppliesCudaVisibleDevices) {
   for (const auto& [value, visible] :
        std::vector<std::pair<std::string, std::string>>{{"1", "1"},
