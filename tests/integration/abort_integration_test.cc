@@ -125,6 +125,14 @@ TEST_F(AbortTest, WorkerKilledAfterARequestedAbortIsNotARestart) {
   EXPECT_EQ(abort.exit_code, 0) << abort.err;
   SweepOutcome outcome = sweep.Join();
   EXPECT_EQ(outcome.finished.status(), "aborted") << outcome.status;
+  // Ready again once the victim's slot holds its replacement: every worker
+  // ready may still be the listing from before the agent replaced it.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const Health now = Read();
+        return now.workers.at(cluster_->NodeName(1))[1].pid() != victim.pid();
+      },
+      absl::Seconds(30)));
   ASSERT_TRUE(AllReady());
   kill(victim.pid(), SIGCONT);  // in case it was not replaced
 
