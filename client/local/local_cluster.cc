@@ -142,6 +142,11 @@ absl::StatusOr<security::TlsOptions> LocalCluster::Issue(
   return certs_->Issue(id, {"localhost"}, {"127.0.0.1", "::1"});
 }
 
+security::TlsOptions LocalCluster::CoordinatorTls() const {
+  if (!certs_) return client_tls_;
+  return certs_->OptionsFor({security::Role::kCoordinator, "local"});
+}
+
 std::vector<std::string> LocalCluster::TlsArgs(
     const security::Identity& id) const {
   if (!certs_) return {"--insecure"};

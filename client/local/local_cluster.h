@@ -81,6 +81,10 @@ class LocalCluster {
   // agent certificate for a node that does not exist), in dir()/tls.
   // Errors: FAILED_PRECONDITION an insecure cluster; the CA's errors.
   absl::StatusOr<security::TlsOptions> Issue(const security::Identity& id);
+  // The coordinator's own certificate (coordinator/local), the only
+  // coordinator identity the cluster's agents obey once registered; tests
+  // call agents as it. Plaintext options when insecure.
+  security::TlsOptions CoordinatorTls() const;
 
   // Kills the coordinator with SIGKILL (no clean shutdown) and starts a new
   // one on the same address and state folder, as a crash and a restart by a

@@ -137,12 +137,17 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       config.health_listen, {v1::AgentService::service_full_name()});
   if (!health.ok()) return health.status();
   s->health_ = std::move(*health);
+  // The agent obeys the coordinator it registered with, and no other
+  // coordinator identity of the CA.
+  auto coordinator_pin =
+      std::make_shared<security::PeerPin>(security::Role::kCoordinator);
   auto listening = common::StartGrpcServer(
       config.listen, s->service_.get(),
       s->credentials_->Server(std::make_shared<security::Authorizer>(
           config.tls.trust_domain,
           security::PolicySource::BuiltIn(security::Service::kAgent,
-                                          config.tls.trust_domain))),
+                                          config.tls.trust_domain),
+          coordinator_pin)),
       core::kAgentMaxRequestBytes, s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
@@ -150,7 +155,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   s->service_->SetAddress(common::JoinHostPort(host, port));
 
   s->registration_ = std::make_unique<Registration>(
-      NewGrpcCoordinatorClient(config.coordinator, s->credentials_),
+      NewGrpcCoordinatorClient(config.coordinator, s->credentials_,
+                               coordinator_pin),
       [self] { return self->service_->Info(); },
       [self] { return self->service_->HeartbeatWorkers(); }, &s->contact_);
   // The NICs are read when someone looks: at each scrape (and in each full

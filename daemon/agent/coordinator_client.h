@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "daemon/security/credentials.h"
+#include "daemon/security/peer_pin.h"
 #include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::agent {
@@ -28,8 +29,12 @@ class CoordinatorClient {
 
 // A client on one channel to `address` (HOST:PORT), whose server must be
 // the coordinator (mutual TLS with `creds`; plaintext with --insecure).
+// Each answered Register pins the identity the coordinator's certificate
+// names in `pin` (when given, over TLS): the agent's server then obeys that
+// coordinator alone.
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(
     const std::string& address,
-    const std::shared_ptr<const security::Credentials>& creds);
+    const std::shared_ptr<const security::Credentials>& creds,
+    std::shared_ptr<security::PeerPin> pin = nullptr);
 
 }  // namespace fabricpulse::agent

@@ -36,7 +36,8 @@ absl::Status CoordinatorContact::AdmitEpoch(uint64_t epoch) {
         "): membership changed since the sweep was "
         "planned; retry"));
   }
-  epoch_ = epoch;
+  // A request's epoch is never kept: only the coordinator's answers to
+  // this agent's own registration and heartbeats move it.
   return absl::OkStatus();
 }
 

@@ -30,7 +30,8 @@ class CoordinatorContact {
   void Forgotten(absl::Time sent);
 
   // Admits a sweep planned at `epoch`. Errors: FAILED_PRECONDITION when a
-  // newer epoch was seen (the request is stale).
+  // newer epoch was seen in a registration or heartbeat answer (the request
+  // is stale). The request's epoch is not kept.
   absl::Status AdmitEpoch(uint64_t epoch);
 
   // OK while `sweep_id`, which reached the agent at `started`, holds its

@@ -43,6 +43,11 @@ absl::StatusOr<std::unique_ptr<StateDirLock>> StateDirLock::Acquire(
   const int fd =
       open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return failed("open the lock file", errno);
+  auto in_use = [&](absl::string_view holder) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--state-dir: '", dir, "' is in use by another ", owner, " (", holder,
+        "); stop it, or give this one another --state-dir"));
+  };
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     if (error != EWOULDBLOCK) {
@@ -51,22 +56,33 @@ absl::StatusOr<std::unique_ptr<StateDirLock>> StateDirLock::Acquire(
     }
     const long pid = HolderPid(fd);
     close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat("--state-dir: '", dir, "' is in use by another ", owner,
-                     pid > 0 ? absl::StrCat(" (pid ", pid, ")")
-                             : std::string(" (pid unknown)"),
-                     "; stop it, or give this one another --state-dir"));
+    return in_use(pid > 0 ? absl::StrCat("pid ", pid) : "pid unknown");
+  }
+  // The directory's lock outlives a removed or replaced lock file.
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0 && flock(dir_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    close(dir_fd);
+    dir_fd = -1;
+    if (error == EWOULDBLOCK) {
+      close(fd);
+      return in_use("its lock file was removed or replaced");
+    }
   }
   const std::string text = absl::StrCat(getpid(), "\n");
   if (ftruncate(fd, 0) != 0 || pwrite(fd, text.data(), text.size(), 0) !=
                                    static_cast<ssize_t>(text.size())) {
     const int error = errno;
     close(fd);
+    if (dir_fd >= 0) close(dir_fd);
     return failed("write the lock file", error);
   }
-  return std::unique_ptr<StateDirLock>(new StateDirLock(fd));
+  return std::unique_ptr<StateDirLock>(new StateDirLock(fd, dir_fd));
 }
 
-StateDirLock::~StateDirLock() { close(fd_); }
+StateDirLock::~StateDirLock() {
+  close(fd_);
+  if (dir_fd_ >= 0) close(dir_fd_);
+}
 
 }  // namespace fabricpulse::common

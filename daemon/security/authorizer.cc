@@ -1,11 +1,9 @@
 #include "daemon/security/authorizer.h"
 
-#include <optional>
-#include <vector>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/core/log.h"
+#include "daemon/security/caller.h"
 #include "daemon/security/identity.h"
 
 namespace fabricpulse::security {
@@ -21,47 +19,44 @@ std::string Text(const grpc::string_ref& ref) {
 }  // namespace
 
 Authorizer::Authorizer(std::string trust_domain,
-                       std::shared_ptr<PolicySource> policy)
-    : trust_domain_(std::move(trust_domain)), policy_(std::move(policy)) {}
+                       std::shared_ptr<PolicySource> policy,
+                       std::shared_ptr<const PeerPin> pin)
+    : trust_domain_(std::move(trust_domain)),
+      policy_(std::move(policy)),
+      pin_(std::move(pin)) {}
 
 grpc::Status Authorizer::Process(const InputMetadata& auth_metadata,
                                  grpc::AuthContext* context,
                                  OutputMetadata* consumed_auth_metadata,
                                  OutputMetadata* response_metadata) {
+  // `context` is the connection's, shared by every call on it: it is only
+  // read here, never written (each call's identity is read again from the
+  // immutable peer properties, security/caller.h).
   std::string path;
   auto it = auth_metadata.find(":path");
   if (it != auth_metadata.end()) path = Text(it->second);
-  std::vector<std::string> principals;
-  std::optional<Identity> identity;
-  int identities = 0;
-  for (const grpc::string_ref& uri : context->FindPropertyValues("peer_uri")) {
-    principals.push_back(Text(uri));
-    if (auto id = ParseSpiffeId(principals.back(), trust_domain_)) {
-      identity = *id;
-      identities++;
-    }
-  }
-  if (identities != 1) identity.reset();
-  const AuthzPolicy::Decision decision =
-      policy_->Current()->Evaluate(path, principals);
-  if (decision.allowed) {
-    if (identity) {
-      context->AddProperty(kRoleProperty,
-                           std::string(RoleName(identity->role)));
-      context->AddProperty(kNameProperty, identity->name);
-    }
-    return grpc::Status::OK;
-  }
-  denied_++;
   const std::string method = path.substr(0, kMaxLoggedPath);
-  if (!identity) {
+  absl::StatusOr<Identity> identity =
+      SoleIdentity(PeerUris(*context), trust_domain_);
+  if (!identity.ok()) {
+    denied_++;
     const std::string reason =
-        absl::StrCat("the client certificate names ",
-                     identities == 0 ? "no" : "more than one",
-                     " FabricPulse identity (a URI SAN spiffe://",
-                     trust_domain_, "/<role>/<name>); ", method, " refused");
+        absl::StrCat(identity.status().message(), "; ", method, " refused");
     LogDenial(absl::StrCat("denied: ", reason));
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, reason);
+  }
+  // The policy sees the one identity in its canonical form, so no pattern
+  // can match a second or a malformed URI of the same certificate.
+  const AuthzPolicy::Decision decision =
+      policy_->Current()->Evaluate(path, {SpiffeId(trust_domain_, *identity)});
+  absl::Status pinned = pin_ ? pin_->Check(*identity) : absl::OkStatus();
+  if (decision.allowed && pinned.ok()) return grpc::Status::OK;
+  denied_++;
+  if (decision.allowed) {
+    const std::string reason =
+        absl::StrCat(pinned.message(), "; ", method, " refused");
+    LogDenial(absl::StrCat("denied: ", reason));
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, reason);
   }
   const std::string reason = absl::StrCat(
       identity->ToString(), " may not call ", method,

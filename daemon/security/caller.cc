@@ -2,26 +2,31 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/log.h"
-#include "daemon/security/authorizer.h"
 
 namespace fabricpulse::security {
-namespace {
 
-std::string First(const grpc::AuthContext& auth, const char* property) {
-  std::vector<grpc::string_ref> values = auth.FindPropertyValues(property);
-  if (values.empty()) return "";
-  return std::string(values.front().data(), values.front().size());
+std::vector<std::string> PeerUris(const grpc::AuthContext& auth) {
+  std::vector<std::string> uris;
+  for (const grpc::string_ref& uri : auth.FindPropertyValues("peer_uri")) {
+    uris.emplace_back(uri.data(), uri.size());
+  }
+  return uris;
 }
-
-}  // namespace
 
 std::optional<Identity> CallerIdentity(const grpc::ServerContextBase& context) {
   std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  if (!auth) return std::nullopt;
-  absl::StatusOr<Role> role = ParseRole(First(*auth, kRoleProperty));
-  const std::string name = First(*auth, kNameProperty);
-  if (!role.ok() || name.empty()) return std::nullopt;
-  return Identity{*role, name};
+  if (!auth || !auth->IsPeerAuthenticated()) return std::nullopt;
+  const std::vector<std::string> uris = PeerUris(*auth);
+  // The trust domain the Authorizer checked is the one the sole spiffe://
+  // URI names; SoleIdentity refuses a second or a malformed one.
+  for (const std::string& uri : uris) {
+    absl::string_view domain = SpiffeTrustDomain(uri);
+    if (domain.empty()) continue;
+    absl::StatusOr<Identity> id = SoleIdentity(uris, domain);
+    if (!id.ok()) return std::nullopt;
+    return *std::move(id);
+  }
+  return std::nullopt;
 }
 
 std::string CallerDescription(const grpc::ServerContextBase& context) {

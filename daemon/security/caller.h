@@ -4,16 +4,26 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "daemon/security/identity.h"
+#include "grpcpp/security/auth_context.h"
 #include "grpcpp/server_context.h"
 
 namespace fabricpulse::security {
 
-// The caller's identity; nullopt on a plaintext (--insecure) server.
+// The peer certificate's URI SANs (empty on a plaintext connection).
+// Reads only: safe from any number of calls of one connection at once.
+std::vector<std::string> PeerUris(const grpc::AuthContext& auth);
+
+// The caller's identity, read per call from the certificate (nothing is
+// stored on the connection, whose AuthContext every call shares): nullopt
+// on a plaintext (--insecure) server. Behind the Authorizer, which admits
+// only certificates naming exactly one identity of its trust domain, that
+// identity; elsewhere the certificate's one spiffe:// identity, if any.
 std::optional<Identity> CallerIdentity(const grpc::ServerContextBase& context);
 
 // "agent/node-a", or "anonymous ipv4:127.0.0.1:5555" on a plaintext server.

@@ -89,4 +89,35 @@ std::optional<Identity> ParseSpiffeId(absl::string_view uri,
   return Identity{*role, std::string(parts[2])};
 }
 
+absl::StatusOr<Identity> SoleIdentity(const std::vector<std::string>& uris,
+                                      absl::string_view trust_domain) {
+  const std::string* spiffe = nullptr;
+  int count = 0;
+  for (const std::string& uri : uris) {
+    if (!absl::StartsWith(uri, kScheme)) continue;
+    spiffe = &uri;
+    count++;
+  }
+  const std::string shape =
+      absl::StrCat(" (exactly one URI SAN spiffe://", trust_domain,
+                   "/<role>/<name> is required)");
+  if (count != 1) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the client certificate names ", count == 0 ? "no" : "more than one",
+        " FabricPulse identity", shape));
+  }
+  std::optional<Identity> id = ParseSpiffeId(*spiffe, trust_domain);
+  if (!id) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("the client certificate's identity ", QuotePrefix(*spiffe),
+                     " is not a FabricPulse identity", shape));
+  }
+  return *id;
+}
+
+absl::string_view SpiffeTrustDomain(absl::string_view uri) {
+  if (!absl::ConsumePrefix(&uri, kScheme)) return "";
+  return uri.substr(0, uri.find('/'));
+}
+
 }  // namespace fabricpulse::security

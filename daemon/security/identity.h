@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -49,5 +50,16 @@ std::string SpiffeId(absl::string_view trust_domain, const Identity& id);
 // an invalid name).
 std::optional<Identity> ParseSpiffeId(absl::string_view uri,
                                       absl::string_view trust_domain);
+
+// The one identity a certificate names: of its URI SANs, exactly one may be
+// a spiffe:// URI, and it must be a FabricPulse identity of `trust_domain`
+// (ROLE/NAME, nothing more). Other URI schemes are ignored. Errors:
+// UNAUTHENTICATED saying the certificate names no identity, more than one,
+// or a spiffe:// URI that is not ROLE/NAME of `trust_domain`.
+absl::StatusOr<Identity> SoleIdentity(const std::vector<std::string>& uris,
+                                      absl::string_view trust_domain);
+
+// The trust domain of a spiffe:// URI ("" when `uri` is not one).
+absl::string_view SpiffeTrustDomain(absl::string_view uri);
 
 }  // namespace fabricpulse::security

@@ -205,10 +205,14 @@ TEST_F(SecurityTest, ViewersListPlansAndSchedulesAgentsDoNot) {
             grpc::StatusCode::PERMISSION_DENIED);
 }
 
+// Issue 31, item 2: another coordinator identity of the same CA (another
+// cluster's coordinator) is refused like any other role: an agent obeys the
+// coordinator it registered with, and a forged epoch never reaches it.
 TEST_F(SecurityTest, AgentsObeyOnlyTheCoordinator) {
   const v1::AgentInfo agent = Agent("local-0");
-  for (const Identity& who : {Identity{Role::kOperator, "local"},
-                              Identity{Role::kAgent, "local-1"}}) {
+  for (const Identity& who :
+       {Identity{Role::kOperator, "local"}, Identity{Role::kAgent, "local-1"},
+        Identity{Role::kCoordinator, "other-cluster"}}) {
     auto stub = AgentAs(who, agent);
     {
       grpc::ClientContext ctx;
@@ -229,8 +233,18 @@ TEST_F(SecurityTest, AgentsObeyOnlyTheCoordinator) {
       v1::AgentAbortRequest req;
       v1::AgentAbortResponse resp;
       EXPECT_EQ(stub->Abort(Bounded(&ctx), req, &resp).error_code(),
-                grpc::StatusCode::PERMISSION_DENIED);
+                grpc::StatusCode::PERMISSION_DENIED)
+          << who.ToString();
     }
+  }
+  // The healthy opposite: the cluster's own coordinator identity is obeyed.
+  {
+    grpc::ClientContext ctx;
+    v1::AgentAbortRequest req;
+    req.set_comm_id("not-running");
+    v1::AgentAbortResponse resp;
+    EXPECT_TRUE(
+        ConnectAgent(*cluster_, agent)->Abort(Bounded(&ctx), req, &resp).ok());
   }
   // The forged epoch never reached the agent: sweeps still run on it.
   EXPECT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());

@@ -132,12 +132,7 @@ std::unique_ptr<v1::CoordinatorService::Stub> Connect(
 
 std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
     client::LocalCluster& cluster, const v1::AgentInfo& agent) {
-  security::TlsOptions tls = cluster.client_tls();
-  if (!tls.insecure) {
-    auto issued = cluster.Issue({security::Role::kCoordinator, "test"});
-    EXPECT_TRUE(issued.ok()) << issued.status();
-    if (issued.ok()) tls = *issued;
-  }
+  const security::TlsOptions tls = cluster.CoordinatorTls();
   return v1::AgentService::NewStub(grpc::CreateCustomChannel(
       agent.address(),
       ChannelFor(tls, {security::Role::kAgent, agent.node_name()}),

@@ -49,8 +49,9 @@ struct SweepOutcome {
 // plaintext when that cluster is insecure.
 std::unique_ptr<v1::CoordinatorService::Stub> Connect(
     const std::string& address);
-// A stub on an agent, as the coordinator would call it (a coordinator
-// identity issued by `cluster`'s CA; the agent must present agent/<node>).
+// A stub on an agent, as the coordinator would call it (the cluster
+// coordinator's own identity, the one its agents obey; the agent must
+// present agent/<node>).
 std::unique_ptr<v1::AgentService::Stub> ConnectAgent(
     client::LocalCluster& cluster, const v1::AgentInfo& agent);
 SweepOutcome RunSweep(v1::CoordinatorService::Stub& stub,

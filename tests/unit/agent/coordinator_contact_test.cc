@@ -78,12 +78,25 @@ TEST(CoordinatorContactTest, StaleEpochIsRefusedNewerIsAdmitted) {
   CoordinatorContact contact;
   contact.Registered(At(0), 3);
   EXPECT_TRUE(contact.AdmitEpoch(3).ok());
-  EXPECT_TRUE(contact.AdmitEpoch(5).ok());
-  absl::Status s = contact.AdmitEpoch(4);
+  absl::Status s = contact.AdmitEpoch(2);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(absl::StrContains(s.message(), "stale membership epoch 4")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "stale membership epoch 2")) << s;
   contact.HeartbeatAnswered(At(1), 7, "");
   EXPECT_FALSE(contact.AdmitEpoch(6).ok());
+  EXPECT_TRUE(contact.AdmitEpoch(7).ok());
+}
+
+// Issue 31, item 2: the epoch comes only from the agent's own registration
+// and heartbeats. A sweep request's epoch (2^64 - 1 from a forged request)
+// is admitted or refused, never kept, so it cannot make the agent refuse
+// every later legitimate sweep as stale.
+TEST(CoordinatorContactTest, ARequestsEpochIsNeverKept) {
+  CoordinatorContact contact;
+  contact.Registered(At(0), 3);
+  EXPECT_TRUE(contact.AdmitEpoch(~uint64_t{0}).ok());
+  EXPECT_TRUE(contact.AdmitEpoch(3).ok());
+  EXPECT_TRUE(contact.AdmitEpoch(4).ok());  // heartbeats not yet caught up
+  EXPECT_TRUE(contact.AdmitEpoch(3).ok());
 }
 
 TEST(CoordinatorContactTest, ARestartedCoordinatorsLowerEpochIsAdopted) {

@@ -86,6 +86,25 @@ TEST_F(StateDirLockTest, ASecondHolderIsRefusedNamingTheDirectoryAndPid) {
   EXPECT_TRUE(third.ok()) << third.status();
 }
 
+// Issue 31, item 8: deleting (or replacing) the lock file under a running
+// holder does not let a second holder in: the directory is locked too.
+TEST_F(StateDirLockTest, ARemovedLockFileDoesNotLetASecondHolderIn) {
+  auto first = StateDirLock::Acquire(dir_, "fabricpulse-coordinator");
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string file = dir_ + "/" + StateDirLock::kFileName;
+  ASSERT_EQ(unlink(file.c_str()), 0);
+  auto second = StateDirLock::Acquire(dir_, "fabricpulse-coordinator");
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr("is in use by another fabricpulse-coordinator (its "
+                        "lock file was removed or replaced)"));
+  // Released with its holder: the next one gets it, file and directory.
+  first->reset();
+  auto third = StateDirLock::Acquire(dir_, "fabricpulse-coordinator");
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
 TEST_F(StateDirLockTest, AMissingDirectoryIsNamed) {
   auto lock = StateDirLock::Acquire(dir_ + "/none", "fabricpulse-coordinator");
   ASSERT_FALSE(lock.ok());

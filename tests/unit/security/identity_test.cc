@@ -1,5 +1,6 @@
 #include "daemon/security/identity.h"
 
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 
 namespace fabricpulse::security {
@@ -30,6 +31,40 @@ TEST(IdentityTest, ForeignOrMalformedUrisAreNoIdentity) {
        }) {
     EXPECT_FALSE(ParseSpiffeId(uri, "fabricpulse").has_value()) << uri;
   }
+}
+
+TEST(IdentityTest, ACertificateNamesExactlyOneIdentity) {
+  using Uris = std::vector<std::string>;
+  absl::StatusOr<Identity> one =
+      SoleIdentity({"spiffe://fabricpulse/operator/alice"}, "fabricpulse");
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->ToString(), "operator/alice");
+  // Other schemes are not identities and do not count.
+  EXPECT_TRUE(SoleIdentity({"https://x/y", "spiffe://fabricpulse/agent/n1"},
+                           "fabricpulse")
+                  .ok());
+  for (const Uris& uris : {
+           Uris{},
+           Uris{"https://fabricpulse/operator/alice"},
+           Uris{"spiffe://fabricpulse/operator/alice/extra"},
+           Uris{"spiffe://fabricpulse/viewer/bob",
+                "spiffe://fabricpulse/operator/mallory"},
+           Uris{"spiffe://fabricpulse/operator/alice",
+                "spiffe://fabricpulse/operator/alice"},
+           Uris{"spiffe://fabricpulse/operator/alice",
+                "spiffe://elsewhere/operator/alice"},
+           Uris{"spiffe://elsewhere/operator/alice"},
+       }) {
+    absl::StatusOr<Identity> id = SoleIdentity(uris, "fabricpulse");
+    ASSERT_FALSE(id.ok()) << absl::StrJoin(uris, ",");
+    EXPECT_EQ(id.status().code(), absl::StatusCode::kUnauthenticated);
+    EXPECT_NE(id.status().message().find("exactly one URI SAN "
+                                         "spiffe://fabricpulse/<role>/<name>"),
+              std::string::npos)
+        << id.status();
+  }
+  EXPECT_EQ(SpiffeTrustDomain("spiffe://td/agent/n1"), "td");
+  EXPECT_EQ(SpiffeTrustDomain("https://td/agent/n1"), "");
 }
 
 TEST(IdentityTest, NamesAreBoundedAndPlain) {

@@ -4,13 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "daemon/security/authorizer.h"
 #include "daemon/security/caller.h"
+#include "daemon/security/cert_authority.h"
 #include "daemon/security/cert_set.h"
 #include "daemon/security/credentials.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
@@ -20,6 +24,13 @@
 
 namespace fabricpulse::security {
 namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 std::string TempDir() {
   char dir[] = "/tmp/fabricpulse-tls-test-XXXXXX";
@@ -36,14 +47,21 @@ bool Eventually(const std::function<bool()>& f, absl::Duration timeout) {
   return f();
 }
 
-// Register answers with the caller the handler sees; Stats answers OK;
-// the other methods are unimplemented (so reaching them is UNIMPLEMENTED).
+// Register answers with the caller the handler sees (and counts the
+// properties of the connection's AuthContext); Stats answers OK; the other
+// methods are unimplemented (so reaching them is UNIMPLEMENTED).
 class EchoService final : public v1::CoordinatorService::Service {
  public:
   grpc::Status Register(grpc::ServerContext* context,
                         const v1::RegisterRequest*,
                         v1::RegisterResponse* response) override {
     response->set_agent_id(CallerDescription(*context));
+    int properties = 0;
+    for (auto it = context->auth_context()->begin();
+         it != context->auth_context()->end(); ++it) {
+      properties++;
+    }
+    response->set_membership_epoch(properties);
     return grpc::Status::OK;
   }
   grpc::Status Stats(grpc::ServerContext*, const v1::CoordinatorStatsRequest*,
@@ -94,15 +112,50 @@ class MutualTlsTest : public ::testing::Test {
         absl::StrCat("127.0.0.1:", port_), client->Channel(peer)));
   }
 
+  // `properties`: how many the connection's AuthContext holds.
   static grpc::Status Register(v1::CoordinatorService::Stub& stub,
-                               std::string* caller = nullptr) {
+                               std::string* caller = nullptr,
+                               uint64_t* properties = nullptr) {
     grpc::ClientContext ctx;
     ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
     v1::RegisterRequest req;
     v1::RegisterResponse resp;
     grpc::Status status = stub.Register(&ctx, req, &resp);
     if (caller) *caller = resp.agent_id();
+    if (properties) *properties = resp.membership_epoch();
     return status;
+  }
+  // A stub over a plain gRPC TLS channel (no FabricPulse verifier, which
+  // would refuse odd client certificates before the server sees them).
+  std::unique_ptr<v1::CoordinatorService::Stub> RawStub(
+      const std::string& cert_file, const std::string& key_file,
+      const std::string& ca_file) {
+    grpc::experimental::TlsChannelCredentialsOptions raw;
+    raw.set_certificate_provider(
+        std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+            key_file, cert_file, ca_file, 1));
+    raw.watch_root_certs();
+    raw.watch_identity_key_cert_pairs();
+    raw.set_check_call_host(false);
+    return v1::CoordinatorService::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
+                            grpc::experimental::TlsCredentials(raw)));
+  }
+  // A certificate of this set's CA with exactly these URI SANs.
+  std::unique_ptr<v1::CoordinatorService::Stub> StubWithUris(
+      const std::string& tag, const std::vector<std::string>& uris) {
+    KeyAndCertificate ca{ReadText(set_.dir() + "/ca.key"),
+                         ReadText(set_.CaFile())};
+    CertificateRequest request;
+    request.common_name = tag;
+    request.uri_sans = uris;
+    auto leaf = IssueCertificate(ca, request);
+    EXPECT_TRUE(leaf.ok()) << leaf.status();
+    const std::string cert = dir_ + "/" + tag + ".crt";
+    const std::string key = dir_ + "/" + tag + ".key";
+    EXPECT_TRUE(WritePrivateFile(cert, leaf->certificate_pem, 0644).ok());
+    EXPECT_TRUE(WritePrivateFile(key, leaf->key_pem, 0600).ok());
+    return RawStub(cert, key, set_.CaFile());
   }
   static grpc::Status Stats(v1::CoordinatorService::Stub& stub) {
     grpc::ClientContext ctx;
@@ -157,22 +210,86 @@ TEST_F(MutualTlsTest, StrangersAreRefused) {
   ASSERT_TRUE(foreign.ok());
   auto eve = foreign->Issue({Role::kOperator, "eve"}, {}, {});
   ASSERT_TRUE(eve.ok());
-  grpc::experimental::TlsChannelCredentialsOptions raw;
-  raw.set_certificate_provider(
-      std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-          eve->key_file, eve->cert_file, eve->ca_file, 1));
-  raw.watch_root_certs();
-  raw.watch_identity_key_cert_pairs();
-  raw.set_check_call_host(false);
-  auto eve_stub = v1::CoordinatorService::NewStub(
-      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
-                          grpc::experimental::TlsCredentials(raw)));
+  auto eve_stub = RawStub(eve->cert_file, eve->key_file, eve->ca_file);
   grpc::Status status = Stats(*eve_stub);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
       << status.error_message();
-  EXPECT_NE(status.error_message().find("names no FabricPulse identity"),
+  EXPECT_NE(status.error_message().find("'spiffe://elsewhere/operator/eve' "
+                                        "is not a FabricPulse identity"),
             std::string::npos)
       << status.error_message();
+}
+
+// Issue 31, item 1: every call of a connection shares its AuthContext, so
+// the authorizer must not write into it. 16 threads on one connection: each
+// call sees its caller, and the context holds as many properties after
+// 4,000 calls as after the first (it grew by two a call, and concurrent
+// writes against the handlers' reads crashed the coordinator).
+TEST_F(MutualTlsTest, CallsOfOneConnectionShareNothingTheyWrite) {
+  StartServer(Issue(set_, Role::kCoordinator, "main"));
+  auto agent = Stub(Issue(set_, Role::kAgent, "n1"));
+  std::string caller;
+  uint64_t first = 0;
+  ASSERT_TRUE(Register(*agent, &caller, &first).ok());
+  ASSERT_GT(first, 0u);
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 250; ++i) {
+        std::string seen;
+        if (!Register(*agent, &seen).ok()) {
+          failed++;
+        } else if (seen != "agent/n1") {
+          wrong++;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+  uint64_t last = 0;
+  ASSERT_TRUE(Register(*agent, &caller, &last).ok());
+  EXPECT_EQ(last, first) << "the connection's AuthContext grew";
+  EXPECT_EQ(caller, "agent/n1");
+}
+
+// Issue 31, item 3: a certificate names exactly one identity, ROLE/NAME, or
+// it is refused, whatever a policy pattern would match; other URI schemes
+// beside the one identity do not matter.
+TEST_F(MutualTlsTest, CertificatesWithOddIdentitiesAreRefused) {
+  StartServer(Issue(set_, Role::kCoordinator, "main"));
+  struct Case {
+    std::string tag;
+    std::vector<std::string> uris;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"deeper", {"spiffe://fabricpulse/operator/alice/extra"}},
+           {"two",
+            {"spiffe://fabricpulse/viewer/bob",
+             "spiffe://fabricpulse/operator/mallory"}},
+           {"good-and-odd",
+            {"spiffe://fabricpulse/operator/alice",
+             "spiffe://fabricpulse/operator/alice/x"}},
+           {"none", {"https://example.com/operator/alice"}},
+       }) {
+    auto stub = StubWithUris(c.tag, c.uris);
+    grpc::Status status = Stats(*stub);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+        << c.tag << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find("exactly one URI SAN"),
+              std::string::npos)
+        << c.tag << ": " << status.error_message();
+  }
+  // The healthy opposite: one identity, plus a URI of another scheme.
+  auto alice = StubWithUris("alice", {"https://example.com/alice",
+                                      "spiffe://fabricpulse/operator/alice"});
+  EXPECT_TRUE(Stats(*alice).ok());
+  auto n1 = StubWithUris("n1", {"spiffe://fabricpulse/agent/n1"});
+  std::string caller;
+  EXPECT_TRUE(Register(*n1, &caller).ok());
+  EXPECT_EQ(caller, "agent/n1");
 }
 
 TEST_F(MutualTlsTest, ClientRefusesAServerThatIsNotWhoItExpects) {
