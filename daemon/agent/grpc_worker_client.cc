@@ -43,6 +43,20 @@ class GrpcWorkerClient final : public WorkerClient {
         });
   }
 
+  void Ping(absl::Duration timeout,
+            std::function<void(absl::Status)> done) override {
+    auto* stub = stub_.get();
+    common::StartUnary<v1::PingRequest, v1::PingResponse>(
+        v1::PingRequest(), timeout,
+        [stub](grpc::ClientContext* ctx, const v1::PingRequest* req,
+               v1::PingResponse* resp, std::function<void(grpc::Status)> cb) {
+          stub->async()->Ping(ctx, req, resp, std::move(cb));
+        },
+        [done = std::move(done)](absl::StatusOr<v1::PingResponse> answer) {
+          done(answer.status());
+        });
+  }
+
   void GetFlightRecords(
       const v1::FlightRecordsRequest& request, absl::Duration timeout,
       std::function<void(absl::StatusOr<v1::FlightRecordsResponse>)> done)

@@ -1,14 +1,19 @@
 #include "daemon/agent/sweep_relay.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "daemon/agent/worker_fan_out.h"
+#include "daemon/agent/worker_liveness.h"
 #include "daemon/core/log.h"
+#include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::agent {
 namespace {
 
 // How often the coordinator's cancellation and the lease are looked at.
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
+// How often each running worker is pinged.
+constexpr absl::Duration kPingInterval = absl::Milliseconds(500);
 
 }  // namespace
 
@@ -102,6 +107,18 @@ absl::Status SweepRelay::Run(
     targets_.push_back({a.rank(), a.local_index(), std::move(client)});
   }
   StartStreams();
+  // A worker that answers no ping for the op timeout plus one ping's bound
+  // is stopped or wedged: --timeout bounds one op, never a whole step.
+  const absl::Duration op_timeout =
+      request_.spec().timeout_seconds() > 0
+          ? absl::Seconds(request_.spec().timeout_seconds())
+          : core::kDefaultOpTimeout;
+  const absl::Duration silence_limit = op_timeout + timeouts_.worker_rpc;
+  std::vector<std::shared_ptr<WorkerClient>> clients;
+  for (const Target& t : targets_) clients.push_back(t.client);
+  WorkerLiveness liveness(std::move(clients), arrived, kPingInterval,
+                          timeouts_.worker_rpc);
+  std::vector<bool> running(targets_.size(), true);
 
   // A worker that has not returned within the kill grace of the abort is
   // stopped or stuck inside the library: it is killed and respawned, so the
@@ -129,6 +146,7 @@ absl::Status SweepRelay::Run(
       batch.swap(inbox.events);
       all_done = inbox.running == 0;
       rank_error = inbox.first_error;
+      for (size_t i = 0; i < running.size(); ++i) running[i] = !inbox.done[i];
     }
     for (const v1::RankEvent& event : batch) {
       if (!rank_error.ok() || !failure.ok() || stopped) break;
@@ -144,6 +162,20 @@ absl::Status SweepRelay::Run(
                                     node_name_, ": ", held.message(),
                                     "; aborting its workers"));
         failure = absl::UnavailableError(held.message());
+      }
+    }
+    if (!aborted && rank_error.ok() && failure.ok()) {
+      liveness.Poll(running, now, [clock = clock_] { return clock->Now(); });
+      if (auto silent = liveness.Silent(running, silence_limit, now)) {
+        const Target& t = targets_[silent->worker];
+        failure = absl::DeadlineExceededError(absl::StrFormat(
+            "rank %d on node %s: worker %d answered nothing for %.1f s "
+            "(stopped or hung; per-op timeout %.0f s)",
+            t.rank, node_name_, t.local_index,
+            absl::ToDoubleSeconds(silent->silent),
+            absl::ToDoubleSeconds(op_timeout)));
+        FP_LOG_WARNING(absl::StrCat("sweep ", request_.sweep_id(), ": ",
+                                    failure.message()));
       }
     }
     if (stop_cause == StopCause::kNone) {

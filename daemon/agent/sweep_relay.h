@@ -48,11 +48,14 @@ class SweepRelay {
   // has ended. A worker killed because it did not return within the kill
   // grace of the abort is killed as KillCause::kAbortRequested when the
   // abort was the coordinator's kRequest (and no local failure came
-  // first), else as kFault. Errors: UNAVAILABLE a listed worker is not ready
-  // (nothing started), the sweep lease ran out, or a worker died ("rank R on
-  // node N: worker unreachable or died: ..."); RESOURCE_EXHAUSTED the sweep
-  // yielded (YieldWhen); CANCELLED when stopped; else the first rank's
-  // error.
+  // first), else as kFault. While a rank's stream runs its worker is
+  // pinged every 500 ms (WorkerLiveness). Errors: UNAVAILABLE a listed
+  // worker is not ready (nothing started), the sweep lease ran out, or a
+  // worker died ("rank R on node N: worker unreachable or died: ...");
+  // DEADLINE_EXCEEDED a worker answered no ping for the spec's op timeout
+  // plus the worker call bound (stopped or wedged: it is aborted, then
+  // killed after the grace); RESOURCE_EXHAUSTED the sweep yielded
+  // (YieldWhen); CANCELLED when stopped; else the first rank's error.
   absl::Status Run(const std::function<bool(const v1::RankEvent&)>& sink,
                    const std::function<StopCause()>& stop);
 

@@ -49,6 +49,9 @@ class WorkerClient {
   virtual void Abort(const v1::WorkerAbortRequest& request,
                      absl::Duration timeout,
                      std::function<void(absl::Status)> done) = 0;
+  // WorkerService.Ping, bounded by `timeout`: OK when the worker answered.
+  virtual void Ping(absl::Duration timeout,
+                    std::function<void(absl::Status)> done) = 0;
   // WorkerService.GetFlightRecords, bounded by `timeout`.
   virtual void GetFlightRecords(
       const v1::FlightRecordsRequest& request, absl::Duration timeout,

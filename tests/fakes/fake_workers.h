@@ -94,6 +94,21 @@ class FakeWorkerClient final : public agent::WorkerClient {
     done(absl::OkStatus());
   }
 
+  // Answered at once unless stopped (then never, as a SIGSTOPped process).
+  void Ping(absl::Duration timeout,
+            std::function<void(absl::Status)> done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      ping_calls_++;
+      if (mode_ == Mode::kStopped) return;
+    }
+    done(absl::OkStatus());
+  }
+  int ping_calls() {
+    absl::MutexLock lock(&mu_);
+    return ping_calls_;
+  }
+
   void GetFlightRecords(
       const v1::FlightRecordsRequest& request, absl::Duration timeout,
       std::function<void(absl::StatusOr<v1::FlightRecordsResponse>)> done)
@@ -135,6 +150,7 @@ class FakeWorkerClient final : public agent::WorkerClient {
   int steps_ ABSL_GUARDED_BY(mu_) = 3;
   absl::Status error_ ABSL_GUARDED_BY(mu_);
   int abort_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  int ping_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<v1::WorkerSweepRequest> sweeps_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<agent::WorkerSweepCallbacks> open_ ABSL_GUARDED_BY(mu_);
 };

@@ -141,6 +141,46 @@ TEST(FaultSingleRankNodeTest, StoppedOnlyRankOfItsNodeIsKilledAfterTheAbort) {
   EXPECT_TRUE(next.status.ok()) << next.status;
 }
 
+// Issue 29, item 1: the sweep's only rank (no peer whose op could time
+// out), stopped inside a step of 100,000 iterations. --timeout bounds one
+// op: its agent, whose pings go unanswered, fails the sweep within the op
+// timeout plus a few seconds (it took until an abort before), kills the
+// worker, and the node is free for the next sweep.
+TEST(FaultOneRankSweepTest, StoppedOnlyRankEndsWithinTheOpTimeout) {
+  auto cluster = StartCluster(1, 1);
+  ASSERT_NE(cluster, nullptr);
+  auto stub = Connect(cluster->coordinator());
+  ASSERT_TRUE(RunSweep(*stub, QuickSpec({"all_reduce"}, 64)).status.ok());
+  const v1::WorkerInfo victim = ListAgents(*stub).at(0).workers(0);
+  ASSERT_GT(victim.pid(), 0);
+  v1::SweepSpec spec = LongSpec();
+  spec.set_min_bytes(16 << 20);
+  spec.set_max_bytes(16 << 20);
+  spec.set_warmup_iters(1);
+  spec.set_iters(100000);
+  BackgroundSweep sweep(*stub, spec, BackgroundSweep::kCommReady);
+  ASSERT_TRUE(sweep.WaitStarted());
+  const absl::Time stopped = absl::Now();
+  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
+  SweepOutcome outcome = sweep.Join();
+  EXPECT_EQ(outcome.finished.status(), "failed") << outcome.status;
+  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
+      << "failed after " << (sweep.ended() - stopped);
+  EXPECT_TRUE(absl::StrContains(outcome.status.message(),
+                                "rank 0 on node local-0: worker 0 answered "
+                                "nothing"))
+      << outcome.status;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const v1::WorkerInfo w = ListAgents(*stub).at(0).workers(0);
+        return w.ready() && w.pid() != victim.pid();
+      },
+      absl::Seconds(30)));
+  kill(victim.pid(), SIGCONT);  // in case it was not replaced
+  SweepOutcome next = NextSweepEventually(*stub);
+  EXPECT_TRUE(next.status.ok()) << next.status;
+}
+
 TEST_F(FaultTest, KilledWorkerIsNamedRespawnedAndNextSweepPasses) {
   const v1::WorkerInfo victim = Worker(0, 1);  // rank 1 on local-0
   ASSERT_GT(victim.pid(), 0);                  // never kill(0, ...)

@@ -168,6 +168,53 @@ TEST_F(SweepRelayTest, KillsAStoppedWorkerAfterTheGrace) {
   EXPECT_FALSE(workers_.worker(0).streaming());
 }
 
+// Issue 29, item 1: one rank, its worker stopped mid-step (it answers
+// nothing, and no peer's error will come). --timeout bounds one op, so the
+// relay fails the sweep once the worker has answered no ping for the op
+// timeout plus one call's bound, and kills it after the grace: 5 s + 1 s +
+// 2 s (+ the 0.5 s ping period), not timeout x iterations.
+TEST_F(SweepRelayTest, AStoppedWorkerFailsTheSweepWithinTheOpTimeout) {
+  request_.mutable_ranks()->RemoveLast();
+  request_.mutable_spec()->set_timeout_seconds(5);
+  request_.mutable_spec()->set_iters(100000);
+  request_.set_lease_seconds(3600);  // the lease is not what ends it
+  workers_.worker(0).Set(Mode::kStopped);
+  const absl::Time start = clock_.Now();
+  Start();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(20)));
+  EXPECT_LE(clock_.Now() - start, absl::Seconds(9));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kDeadlineExceeded) << status_;
+  EXPECT_THAT(status_.message(),
+              HasSubstr("rank 2 on node node-a: worker 0 answered nothing "
+                        "for 6."));
+  EXPECT_THAT(status_.message(), HasSubstr("per-op timeout 5 s"));
+  EXPECT_THAT(workers_.kill_causes(), ElementsAre(KillCause::kFault));
+  EXPECT_GE(workers_.worker(0).ping_calls(), 1);
+}
+
+// Its healthy opposite: a step far longer than the op timeout (a worker
+// that answers its pings, never finishing within the 60 s watched) is left
+// alone.
+TEST_F(SweepRelayTest, ALongStepOfAWorkerThatAnswersIsNotHung) {
+  request_.mutable_spec()->set_timeout_seconds(5);
+  request_.set_lease_seconds(3600);
+  workers_.worker(0).Set(Mode::kHang);
+  workers_.worker(1).Set(Mode::kHang);
+  Start();
+  const absl::Time start = clock_.Now();
+  while (clock_.Now() - start < absl::Seconds(60)) {
+    ASSERT_TRUE(clock_.WaitForWaiter());
+    clock_.Advance(absl::Milliseconds(100));
+  }
+  EXPECT_FALSE(done_.HasBeenNotified());
+  EXPECT_EQ(workers_.worker(0).abort_calls(), 0);
+  EXPECT_GE(workers_.worker(0).ping_calls(), 100);
+  workers_.worker(0).Die();
+  ASSERT_TRUE(AdvanceUntilDone(absl::Seconds(5)));
+  EXPECT_EQ(status_.code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(workers_.kills().empty());
+}
+
 // The same stuck worker after an operator's abort: killed, but not as a
 // fault (its respawn is no restart).
 TEST_F(SweepRelayTest, AWorkerKilledAfterARequestedAbortIsNoFault) {
