@@ -39,6 +39,10 @@ void MergeArrivals(const std::vector<RankStepTiming>& ranks,
   const double median = arrivals[(arrivals.size() - 1) / 2];
   merged.last_arrival_rank = last->rank;
   merged.arrival_lateness_seconds = *last->arrival_seconds - median;
+  // arrivals is sorted: the next to last is the latest of the others.
+  merged.arrival_spread_seconds =
+      arrivals.size() >= 2 ? arrivals[arrivals.size() - 2] - median : 0.0;
+  merged.arrival_ranks = static_cast<int>(arrivals.size());
 }
 
 // Keeps the kMaxWrongRanksPerStep ranks with the most wrong elements: with

@@ -57,6 +57,12 @@ struct MergedStep {
   // its arrival.
   std::optional<int> last_arrival_rank;
   std::optional<double> arrival_lateness_seconds;
+  // The spread of the other ranks' arrivals: the latest of them minus the
+  // median (0 with two ranks), and how many ranks reported arrivals; set
+  // with last_arrival_rank when merged from the ranks' timings (absent in a
+  // step read back from a result, which does not carry them).
+  std::optional<double> arrival_spread_seconds;
+  int arrival_ranks = 0;
 };
 
 // Requires a non-empty `ranks`. algbw = bytes / time; busbw = algbw x the

@@ -94,7 +94,7 @@ g.dashboard(
     ),
     g.table(
       'Late-arrival counts (time range)',
-      'Steps in which the rank entered the collective last by the straggler margin (>= 200 us after the median rank and >= 25 % of the step time), over the dashboard\'s time range. A rank that leads this table consistently is a straggler: its host makes every other rank wait.',
+      'Steps in which the rank entered the collective last by the straggler margin (>= 200 us after the median rank, >= 3 x the other ranks\' spread and >= 5 % of the step time), over the dashboard\'s time range. A rank that leads this table consistently is a straggler: its host makes every other rank wait.',
       [g.tableTarget('sort_desc(sum by (node, rank) (increase(fabricpulse_late_arrival_total{%s}[$__range])))' % n)],
       transformations=[{
         id: 'organize',
