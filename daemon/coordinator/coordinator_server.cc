@@ -85,8 +85,10 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->metrics_ = std::move(*metrics);
   s->coordinator_metrics_ =
       std::make_unique<CoordinatorMetrics>(s->metrics_->registry());
-  // Each plan's series and last success survive a restart.
-  RestorePlanSeries(*s->history_, *s->coordinator_metrics_);
+  // Each configured plan's series and last success survive a restart.
+  std::set<std::string> configured_plans;
+  for (const auto& [name, plan] : plans.plans) configured_plans.insert(name);
+  RestorePlanSeries(*s->history_, *s->coordinator_metrics_, configured_plans);
   for (const core::ScheduleConfig& schedule : plans.schedules) {
     s->coordinator_metrics_->AddSchedule(schedule.name);
   }

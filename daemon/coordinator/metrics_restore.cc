@@ -7,12 +7,15 @@
 
 namespace fabricpulse::coordinator {
 
-int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics) {
+int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics,
+                      const std::set<std::string>& configured_plans) {
   auto recent = history.ListSweeps(1000);  // newest first
   if (!recent.ok()) return 0;
   std::set<std::string> seen;
   for (const SweepRecord& r : *recent) {
-    if (r.status != kSweepSucceeded || !seen.insert(r.plan).second) continue;
+    if (r.status != kSweepSucceeded) continue;
+    if (r.plan != "adhoc" && !configured_plans.contains(r.plan)) continue;
+    if (!seen.insert(r.plan).second) continue;
     metrics.RestoreLastSuccess(r.plan, r.finished);
     // Ad-hoc sweeps differ from one another: their series are not a plan's
     // state and are left for the next ad-hoc sweep to set.

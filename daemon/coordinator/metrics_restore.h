@@ -3,12 +3,16 @@
 // blank until each plan runs again (a day, for a nightly plan).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/store/history_store.h"
 
 namespace fabricpulse::coordinator {
 
-// For each plan's newest succeeded sweep among the last 1,000 sweeps, sets
+// For each configured plan's newest succeeded sweep among the last 1,000
+// sweeps (and ad-hoc sweeps'), sets
 // fabricpulse_last_success_timestamp_seconds{plan} and, but for "adhoc"
 // (ad-hoc sweeps are not a plan's state), every step's busbw,
 // algbw, latency, baseline and regression gauges as that sweep left them
@@ -18,8 +22,11 @@ namespace fabricpulse::coordinator {
 // of at least baseline.min_sweeps sweeps (baseline_sweeps 0, e.g. judged
 // by an older coordinator against one sweep) restores no baseline and no
 // regression. A
-// history that cannot be read restores nothing. Returns how many plans were
-// restored.
-int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics);
+// history that cannot be read restores nothing. A plan no longer in
+// `configured_plans` (removed from the config) restores nothing: its series
+// would come back, and its no-recent-success alert fire, for a plan that no
+// longer runs. Returns how many plans (ad-hoc included) were restored.
+int RestorePlanSeries(HistoryStore& history, CoordinatorMetrics& metrics,
+                      const std::set<std::string>& configured_plans);
 
 }  // namespace fabricpulse::coordinator

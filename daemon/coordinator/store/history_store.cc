@@ -371,11 +371,13 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
   }
   absl::MutexLock lock(&mu_);
   // Walks the plan's succeeded sweeps newest first along
-  // sweeps_by_baseline_key and stops after `window` that have the step.
+  // sweeps_by_baseline_key and stops after `window` that have the step. A
+  // step judged a regression is no sample: a fault that persists stays a
+  // regression instead of becoming the baseline (issue 29, item 2).
   constexpr char kStep[] =
       "FROM steps st WHERE st.sweep_id = s.id AND st.op = ?4 AND st.dtype = ?5 "
       "AND st.bytes = ?6 AND st.in_place = ?7 AND st.busbw IS NOT NULL AND "
-      "st.time_seconds IS NOT NULL";
+      "st.time_seconds IS NOT NULL AND st.regression = 0";
   FP_ASSIGN_OR_RETURN(
       Statement select,
       Statement::Prepare(

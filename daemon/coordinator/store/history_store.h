@@ -310,6 +310,12 @@ class HistoryStore {
     return finished_count_.load(std::memory_order_relaxed);
   }
 
+  // The time and busbw of the step (op, dtype, bytes, placement) in the
+  // newest `window` succeeded sweeps of `plan` with the same rank count,
+  // topology and backend version that have it, newest first; a step that
+  // was judged a regression is left out (its sweep counts as not having
+  // it), as are isolation sweeps. Errors: INVALID_ARGUMENT window < 1; the
+  // common ones.
   absl::StatusOr<std::vector<core::BaselineSample>> BaselineSamples(
       absl::string_view plan, absl::string_view op, absl::string_view dtype,
       uint64_t bytes, int nranks, absl::string_view topology,

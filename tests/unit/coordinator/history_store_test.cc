@@ -389,6 +389,24 @@ TEST_F(BaselineTest, OnlySucceededSweepsCount) {
   EXPECT_THAT(Busbw(10), ElementsAre(12, 10));
 }
 
+// Issue 29, item 2: a step judged a regression never enters its baseline,
+// so a fault that persists stays a regression sweep after sweep instead of
+// fading into the baseline; the healthy sweeps around it still count.
+TEST_F(BaselineTest, RegressedStepsNeverEnterTheBaseline) {
+  AddSweep("a", 1, 10);
+  ASSERT_TRUE(store_->BeginSweep(MakeSweep("slow", 2)).ok());
+  StepRecord slow = MakeStep("slow", 0, 2);
+  slow.time_seconds = 1.0 / 2;
+  slow.regression = true;
+  ASSERT_TRUE(store_->AddStep(slow).ok());
+  ASSERT_TRUE(store_->FinishSweep("slow", "succeeded", "", "", T(3)).ok());
+  AddSweep("c", 4, 11);
+  EXPECT_THAT(Busbw(10), ElementsAre(11, 10));
+  // The window counts sweeps that have a sample: the regressed one is
+  // skipped, not counted.
+  EXPECT_THAT(Busbw(2), ElementsAre(11, 10));
+}
+
 TEST_F(BaselineTest, OnlyTheSameKeyCounts) {
   AddSweep("a", 1, 10);
   AddSweep("other-plan", 2, 1000, "succeeded", "hourly");

@@ -87,7 +87,8 @@ TEST_F(MetricsRestoreTest, RestoresEachPlansNewestSucceededSweep) {
   AddSweep("s3", "nightly", 2, kSweepFailed, 3e9);  // unfinished work
   AddSweep("s4", "adhoc", 3, kSweepSucceeded, 4e9);
   CoordinatorMetrics metrics(registry_);
-  EXPECT_EQ(RestorePlanSeries(*history_, metrics), 2);  // nightly, adhoc
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics, {"nightly"}),
+            2);  // nightly, adhoc
   const std::string text = testing::Serialize(registry_);
 
   const auto busbw = Series(text, "fabricpulse_busbw_bytes_per_second");
@@ -120,7 +121,7 @@ TEST_F(MetricsRestoreTest, AStepWithoutEnoughBaselineSweepsRestoresNoVerdict) {
   AddSweep("s1", "nightly", 0, kSweepSucceeded, 1e9, /*regressed=*/1048576,
            /*baseline_sweeps=*/0);
   CoordinatorMetrics metrics(registry_);
-  EXPECT_EQ(RestorePlanSeries(*history_, metrics), 1);
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics, {"nightly"}), 1);
   const std::string text = testing::Serialize(registry_);
   EXPECT_EQ(Series(text, "fabricpulse_busbw_bytes_per_second").size(), 2u);
   EXPECT_TRUE(
@@ -132,10 +133,25 @@ TEST_F(MetricsRestoreTest, AStepWithoutEnoughBaselineSweepsRestoresNoVerdict) {
   }
 }
 
+// Issue 29, item 7: a plan removed from the config restores nothing (its
+// 62 series came back after a restart, and FabricPulseNoRecentSuccess would
+// fire for it); the configured plan beside it still does.
+TEST_F(MetricsRestoreTest, ARemovedPlanRestoresNothing) {
+  AddSweep("s1", "nightly", 0, kSweepSucceeded, 1e9);
+  AddSweep("s2", "retired", 1, kSweepSucceeded, 2e9);
+  CoordinatorMetrics metrics(registry_);
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics, {"nightly"}), 1);
+  const std::string text = testing::Serialize(registry_);
+  EXPECT_FALSE(absl::StrContains(text, "plan=\"retired\"")) << text;
+  EXPECT_EQ(Series(text, "fabricpulse_busbw_bytes_per_second").size(), 2u);
+  EXPECT_EQ(Series(text, "fabricpulse_last_success_timestamp_seconds").size(),
+            1u);
+}
+
 TEST_F(MetricsRestoreTest, AnEmptyHistoryLeavesTheSeriesAbsent) {
   AddSweep("s1", "nightly", 0, kSweepFailed, 1e9);
   CoordinatorMetrics metrics(registry_);
-  EXPECT_EQ(RestorePlanSeries(*history_, metrics), 0);
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics, {"nightly"}), 0);
   const std::string text = testing::Serialize(registry_);
   EXPECT_TRUE(Series(text, "fabricpulse_busbw_bytes_per_second").empty());
   EXPECT_TRUE(Series(text, "fabricpulse_regression").empty());
