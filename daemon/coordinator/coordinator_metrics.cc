@@ -67,6 +67,11 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           GaugeFamily(registry, "fabricpulse_regression",
                       "1 while the step of the plan's last succeeded sweep "
                       "is worse than baseline x threshold and its spread")),
+      regression_confirmed_(GaugeFamily(
+          registry, "fabricpulse_regression_confirmed",
+          "1 while the step of the plan's last succeeded sweep regressed and "
+          "the regression persisted: in the sweep before too, or over 3 "
+          "neighbouring sizes")),
       regressions_(CounterFamily(registry, "fabricpulse_regressions_total",
                                  "Regressed steps of succeeded plan sweeps")),
       sweeps_(CounterFamily(registry, "fabricpulse_sweeps_total",
@@ -151,15 +156,25 @@ prometheus::Labels StepLabels(const std::string& plan,
 }  // namespace
 
 void CoordinatorMetrics::RestoreStep(const std::string& plan,
-                                     const v1::StepResult& result, int nranks) {
+                                     const v1::StepResult& result, int nranks,
+                                     bool confirmed) {
   RecordStep(plan, result, nranks);
-  SetVerdictGauges(plan, result, nranks);
+  SetVerdictGauges(plan, confirmed, result, nranks);
+}
+
+bool CoordinatorMetrics::WasRegressed(const std::string& plan,
+                                      const v1::StepResult& result,
+                                      int nranks) {
+  const prometheus::Labels labels = StepLabels(plan, result, nranks);
+  absl::MutexLock lock(&removable_mu_);
+  return regression_.Has(labels) && regression_.Add(labels).Value() == 1;
 }
 
 void CoordinatorMetrics::RecordVerdict(const std::string& plan,
-                                       const v1::StepResult& result,
-                                       int nranks) {
-  prometheus::Counter& regressions = SetVerdictGauges(plan, result, nranks);
+                                       const v1::StepResult& result, int nranks,
+                                       bool confirmed) {
+  prometheus::Counter& regressions =
+      SetVerdictGauges(plan, confirmed, result, nranks);
   if (result.regression() && result.baseline_sweeps() > 0) {
     regressions.Increment();
   }
@@ -195,7 +210,8 @@ void CoordinatorMetrics::RecordStep(const std::string& plan,
 }
 
 prometheus::Counter& CoordinatorMetrics::SetVerdictGauges(
-    const std::string& plan, const v1::StepResult& result, int nranks) {
+    const std::string& plan, bool confirmed, const v1::StepResult& result,
+    int nranks) {
   const prometheus::Labels labels = StepLabels(plan, result, nranks);
   const double baseline_busbw = result.baseline_busbw_bytes_per_second();
   {
@@ -209,8 +225,9 @@ prometheus::Counter& CoordinatorMetrics::SetVerdictGauges(
   }
   // No baseline, no regression: also for steps stored by a coordinator
   // that judged against a single sweep (baseline_sweeps 0).
-  regression_.Add(labels).Set(
-      result.regression() && result.baseline_sweeps() > 0 ? 1 : 0);
+  const bool regressed = result.regression() && result.baseline_sweeps() > 0;
+  regression_.Add(labels).Set(regressed ? 1 : 0);
+  regression_confirmed_.Add(labels).Set(regressed && confirmed ? 1 : 0);
   return regressions_.Add(
       {{"plan", PlanLabel(plan)}, {"op", result.step().op()}});
 }
@@ -257,7 +274,7 @@ void CoordinatorMetrics::SweepFinished(const std::string& plan,
 
 void CoordinatorMetrics::RemoveStepSeries(const prometheus::Labels& labels) {
   for (prometheus::Family<prometheus::Gauge>* family :
-       {&busbw_, &algbw_, &baseline_, &regression_}) {
+       {&busbw_, &algbw_, &baseline_, &regression_, &regression_confirmed_}) {
     if (family->Has(labels)) family->Remove(&family->Add(labels));
   }
   for (const char* stat : {"mean", "p50", "p99"}) {

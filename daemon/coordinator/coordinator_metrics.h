@@ -66,17 +66,24 @@ class CoordinatorMetrics {
   //     otherwise the series is absent (removed if present),
   //   fabricpulse_regression = 1 when result.regression() and it has a
   //     baseline (baseline_sweeps > 0), else 0,
+  //   fabricpulse_regression_confirmed = 1 when such a regression is
+  //     `confirmed` (regression_confirm.h: it persisted over two sweeps or
+  //     over neighbouring sizes), else 0: what the alert reads,
   // and increments fabricpulse_regressions_total{plan, op} on such a
   // regression
   // (the counter is created at 0 otherwise, so that increase() sees the
   // first regression).
   void RecordVerdict(const std::string& plan, const v1::StepResult& result,
-                     int nranks);
+                     int nranks, bool confirmed);
   // Both of the above from a stored result at start-up, without counting
   // its regression again in fabricpulse_regressions_total (created at 0
   // when absent).
   void RestoreStep(const std::string& plan, const v1::StepResult& result,
-                   int nranks);
+                   int nranks, bool confirmed);
+  // Whether fabricpulse_regression of this step of `plan` is 1 now (the
+  // plan's previous succeeded sweep regressed at it).
+  bool WasRegressed(const std::string& plan, const v1::StepResult& result,
+                    int nranks);
 
   // A sweep finished. `trigger`: "cli" or "schedule"; `outcome`:
   // "succeeded", "failed", "aborted", "interrupted" or "preempted". Other
@@ -158,7 +165,7 @@ class CoordinatorMetrics {
 
  private:
   // RecordVerdict's gauges; returns the step's regressions counter.
-  prometheus::Counter& SetVerdictGauges(const std::string& plan,
+  prometheus::Counter& SetVerdictGauges(const std::string& plan, bool confirmed,
                                         const v1::StepResult& result,
                                         int nranks);
 
@@ -167,6 +174,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Gauge>& latency_;
   prometheus::Family<prometheus::Gauge>& baseline_;
   prometheus::Family<prometheus::Gauge>& regression_;
+  prometheus::Family<prometheus::Gauge>& regression_confirmed_;
   prometheus::Family<prometheus::Counter>& regressions_;
   prometheus::Family<prometheus::Counter>& sweeps_;
   prometheus::Family<prometheus::Gauge>& sweep_duration_;

@@ -16,7 +16,9 @@ namespace fabricpulse::coordinator {
 // fabricpulse_last_success_timestamp_seconds{plan} and, but for "adhoc"
 // (ad-hoc sweeps are not a plan's state), every step's busbw,
 // algbw, latency, baseline and regression gauges as that sweep left them
-// (CoordinatorMetrics::RestoreStep: no regression is counted again). These
+// (CoordinatorMetrics::RestoreStep: no regression is counted again;
+// fabricpulse_regression_confirmed is computed again as it was when the
+// sweep finished, against the plan's succeeded sweep before it). These
 // are the values a succeeded plan sweep publishes when it completes, so a
 // restart shows what was shown before it. A step stored without a baseline
 // of at least baseline.min_sweeps sweeps (baseline_sweeps 0, e.g. judged

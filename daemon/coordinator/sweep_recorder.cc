@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/history_convert.h"
+#include "daemon/coordinator/regression_confirm.h"
 #include "daemon/coordinator/topology_key.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/log.h"
@@ -205,8 +206,15 @@ v1::SweepEvent SweepRecorder::Finish(
   }
   if (!node_pairs_.empty()) metrics_->NodePairs(node_pairs_);
   if (outcome == kSweepSucceeded) {
-    for (const v1::StepResult& result : judged_) {
-      metrics_->RecordVerdict(plan_.plan_name, result, plan_.nranks);
+    // Read before any is set: whether each step regressed in the plan's
+    // previous succeeded sweep.
+    const std::vector<bool> confirmed =
+        ConfirmedRegressions(judged_, [this](const v1::StepResult& r) {
+          return metrics_->WasRegressed(plan_.plan_name, r, plan_.nranks);
+        });
+    for (size_t i = 0; i < judged_.size(); ++i) {
+      metrics_->RecordVerdict(plan_.plan_name, judged_[i], plan_.nranks,
+                              confirmed[i]);
     }
     // Once per change: the next sweep finds this one as the newest good.
     if (baseline_change_) {

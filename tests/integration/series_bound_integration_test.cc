@@ -25,7 +25,7 @@ namespace {
 constexpr int kPlans = 1, kPlanOps = 1, kPlanSteps = 8;
 constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
 constexpr int kCoordinatorBound = 11 + 20 * (kPlans + 1) + 7 * kPlans +
-                                  (kPlanOps + 9) + 7 * (kPlanSteps + kStepCap) +
+                                  (kPlanOps + 9) + 8 * (kPlanSteps + kStepCap) +
                                   kRanks + kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).
 constexpr int kNodeBound = 12 + 32 + kRanksPerNode * kStepCap;
@@ -156,7 +156,7 @@ TEST_F(SeriesBoundTest, AdhocSweepsStayWithinTheStatedBound) {
   // Before vs after: what grew is the last sweeps' per-step series only.
   const std::string coordinator = Coordinator();
   EXPECT_LE(CountSeries(coordinator) - coordinator_start,
-            7 * node_steps[0] + 13 + 9 + kRanks + kNodes * kRanks)
+            8 * node_steps[0] + 13 + 9 + kRanks + kNodes * kRanks)
       << coordinator;
   for (int n = 0; n < kNodes; ++n) {
     EXPECT_LE(CountSeries(Node(n)) - node_start[n],
@@ -182,6 +182,9 @@ TEST_F(SeriesBoundTest, PlanSweepSeriesArePresent) {
             kPlanSteps);  // mean at least
   EXPECT_EQ(Count(coordinator, "fabricpulse_regression", "plan=\"quick\""),
             kPlanSteps);
+  EXPECT_EQ(
+      Count(coordinator, "fabricpulse_regression_confirmed", "plan=\"quick\""),
+      kPlanSteps);
   EXPECT_LE(CountSeries(coordinator), kCoordinatorBound);
   for (int n = 0; n < kNodes; ++n) {
     const std::string node = Node(n);

@@ -59,10 +59,11 @@ v1::StepResult Judged(v1::StepResult result, double baseline_busbw,
 // What the recorder does for a step of a succeeded plan sweep.
 void RecordJudged(CoordinatorMetrics& metrics, const std::string& plan,
                   const v1::StepResult& result, int nranks,
-                  double baseline_busbw, bool regression) {
+                  double baseline_busbw, bool regression,
+                  bool confirmed = false) {
   const v1::StepResult judged = Judged(result, baseline_busbw, regression);
   metrics.RecordStep(plan, judged, nranks);
-  metrics.RecordVerdict(plan, judged, nranks);
+  metrics.RecordVerdict(plan, judged, nranks, confirmed);
 }
 
 TEST(CoordinatorMetricsTest, RecordStepExportsOnlyTheMeasuredSeries) {
@@ -112,6 +113,31 @@ TEST(CoordinatorMetricsTest, RecordStepAndVerdictExportEveryStepSeries) {
   EXPECT_THAT(text, HasSubstr("# TYPE fabricpulse_regressions_total counter"));
   EXPECT_THAT(text, HasSubstr("# TYPE fabricpulse_busbw_bytes_per_second "
                               "gauge"));
+}
+
+// Issue 29, item 3: the alert reads the confirmed series. A first
+// regression is 1 in fabricpulse_regression, 0 in the confirmed one; the
+// recorder's confirmation sets it; a sweep that passes resolves both; and
+// WasRegressed tells the recorder what the plan's previous sweep said.
+TEST(CoordinatorMetricsTest, OnlyAConfirmedRegressionSetsTheConfirmedSeries) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  const v1::StepResult step = Step("all_reduce", 1048576, false, 3e9);
+  const std::string confirmed =
+      absl::StrCat("fabricpulse_regression_confirmed", kStepLabels);
+  const std::string regressed =
+      absl::StrCat("fabricpulse_regression", kStepLabels);
+  EXPECT_FALSE(metrics.WasRegressed("nightly", Judged(step, 4e9, true), 8));
+  RecordJudged(metrics, "nightly", step, 8, 4e9, true, false);
+  EXPECT_EQ(ValueOf(Serialize(registry), regressed), "1");
+  EXPECT_EQ(ValueOf(Serialize(registry), confirmed), "0");
+  EXPECT_TRUE(metrics.WasRegressed("nightly", Judged(step, 4e9, true), 8));
+  RecordJudged(metrics, "nightly", step, 8, 4e9, true, true);
+  EXPECT_EQ(ValueOf(Serialize(registry), confirmed), "1");
+  RecordJudged(metrics, "nightly", step, 8, 4e9, false, true);
+  EXPECT_EQ(ValueOf(Serialize(registry), regressed), "0");
+  EXPECT_EQ(ValueOf(Serialize(registry), confirmed), "0");
+  EXPECT_FALSE(metrics.WasRegressed("nightly", Judged(step, 4e9, false), 8));
 }
 
 TEST(CoordinatorMetricsTest, UnmeasuredPercentilesHaveNoSeries) {
@@ -186,7 +212,7 @@ TEST(CoordinatorMetricsTest, NoBaselineSweepsMeansNoRegression) {
   v1::StepResult old = Step("all_reduce", 1048576, false, 1e9);
   old.set_baseline_busbw_bytes_per_second(4e9);
   old.set_regression(true);  // baseline_sweeps 0
-  metrics.RecordVerdict("nightly", old, 8);
+  metrics.RecordVerdict("nightly", old, 8, true);
   const std::string text = Serialize(registry);
   EXPECT_EQ(ValueOf(text, absl::StrCat("fabricpulse_regression", kStepLabels)),
             "0");

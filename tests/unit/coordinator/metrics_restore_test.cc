@@ -133,6 +133,28 @@ TEST_F(MetricsRestoreTest, AStepWithoutEnoughBaselineSweepsRestoresNoVerdict) {
   }
 }
 
+// Issue 29, item 3: the confirmed series comes back as the sweep left it:
+// the step at 1 MiB regressed in the newest sweep and in the one before
+// (confirmed); in a second plan only in the newest (not confirmed).
+TEST_F(MetricsRestoreTest, TheConfirmedRegressionIsRestoredAsItWas) {
+  AddSweep("a1", "nightly", 0, kSweepSucceeded, 1e9, /*regressed=*/1048576);
+  AddSweep("a2", "nightly", 1, kSweepSucceeded, 1e9, /*regressed=*/1048576);
+  AddSweep("b1", "hourly", 2, kSweepSucceeded, 1e9);
+  AddSweep("b2", "hourly", 3, kSweepSucceeded, 1e9, /*regressed=*/1048576);
+  CoordinatorMetrics metrics(registry_);
+  EXPECT_EQ(RestorePlanSeries(*history_, metrics, {"nightly", "hourly"}), 2);
+  const std::string text = testing::Serialize(registry_);
+  int confirmed_nightly = 0, confirmed_hourly = 0;
+  for (const std::string& line :
+       Series(text, "fabricpulse_regression_confirmed")) {
+    if (!absl::EndsWith(line, " 1")) continue;
+    confirmed_nightly += absl::StrContains(line, "plan=\"nightly\"");
+    confirmed_hourly += absl::StrContains(line, "plan=\"hourly\"");
+  }
+  EXPECT_EQ(confirmed_nightly, 1) << text;
+  EXPECT_EQ(confirmed_hourly, 0) << text;
+}
+
 // Issue 29, item 7: a plan removed from the config restores nothing (its
 // 62 series came back after a restart, and FabricPulseNoRecentSuccess would
 // fire for it); the configured plan beside it still does.
