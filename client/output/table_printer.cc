@@ -188,6 +188,7 @@ void TablePrinter::Add(const v1::StepResult& result) {
     wrong_by_rank_[rank] += wrong;
   }
   if (result.regression()) regressed_.push_back(result);
+  if (result.baseline_noisy()) ++noisy_;
 
   const bool in_place = step.in_place();
   auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Row& r) {
@@ -276,6 +277,12 @@ void TablePrinter::Finish(const v1::SweepFinished& finished) {
     for (const v1::StepResult& r : regressed_) {
       out_ << "#   " << DescribeComparison(r, options_.unit) << "\n";
     }
+  }
+  if (noisy_ > 0) {
+    out_ << "# " << noisy_
+         << " step(s) with a baseline too noisy to judge a drop to the "
+            "regression threshold (3 spreads are more than that drop; "
+            "baseline_noisy in JSON)\n";
   }
   out_.flush();
 }
@@ -390,7 +397,10 @@ void TablePrinter::AppendHalf(const std::optional<v1::StepResult>& result,
     cells.push_back(absl::StrFormat(
         "%.2f", ToBwUnit(options_.unit, shown->busbw_bytes_per_second)));
   }
-  cells.push_back(check_ ? absl::StrCat(result->wrong()) : "N/A");
+  // N/A when not checked, also for results stored by a sweep that did not
+  // check (the result carries no count then).
+  cells.push_back(check_ && result->has_wrong() ? absl::StrCat(result->wrong())
+                                                : "N/A");
 }
 
 std::string TablePrinter::FormatCells(

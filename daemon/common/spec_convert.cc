@@ -150,7 +150,7 @@ v1::StepResult MergedToProto(const core::MergedStep& merged) {
   result.set_time_seconds(merged.time_seconds);
   result.set_algbw_bytes_per_second(merged.algbw);
   result.set_busbw_bytes_per_second(merged.busbw);
-  result.set_wrong(merged.wrong);
+  if (merged.checked) result.set_wrong(merged.wrong);
   result.set_slowest_rank(merged.slowest_rank);
   result.set_min_rank_time_seconds(merged.min_rank_time_seconds);
   result.set_max_rank_time_seconds(merged.max_rank_time_seconds);
@@ -177,6 +177,7 @@ core::RankStepTiming TimingFromProto(const v1::RankTiming& timing) {
   if (timing.has_p50_seconds()) out.p50_seconds = timing.p50_seconds();
   if (timing.has_p99_seconds()) out.p99_seconds = timing.p99_seconds();
   out.wrong = timing.wrong();
+  out.checked = timing.has_wrong();
   out.iterations = timing.iterations();
   if (timing.has_arrival_seconds()) {
     out.arrival_seconds = timing.arrival_seconds();

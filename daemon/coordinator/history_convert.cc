@@ -29,6 +29,7 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   s.algbw = r.algbw_bytes_per_second();
   s.busbw = r.busbw_bytes_per_second();
   s.wrong = r.wrong();
+  s.wrong_checked = r.has_wrong();
   s.slowest_rank = r.slowest_rank();
   s.min_rank_time_seconds = r.min_rank_time_seconds();
   s.max_rank_time_seconds = r.max_rank_time_seconds();
@@ -38,6 +39,7 @@ StepRecord StepRecordFromResult(const std::string& sweep_id,
   if (r.has_p50_seconds()) s.p50_seconds = r.p50_seconds();
   if (r.has_p99_seconds()) s.p99_seconds = r.p99_seconds();
   s.regression = r.regression();
+  s.baseline_noisy = r.baseline_noisy();
   s.baseline_busbw = r.baseline_busbw_bytes_per_second();
   s.wrong_by_rank.insert(r.wrong_by_rank().begin(), r.wrong_by_rank().end());
   if (r.has_last_arrival_rank()) s.last_arrival_rank = r.last_arrival_rank();
@@ -79,7 +81,8 @@ v1::StepResult ResultFromStepRecord(const StepRecord& s) {
   r.set_time_seconds(s.time_seconds);
   r.set_algbw_bytes_per_second(s.algbw);
   r.set_busbw_bytes_per_second(s.busbw);
-  r.set_wrong(s.wrong);
+  if (s.wrong_checked) r.set_wrong(s.wrong);
+  r.set_baseline_noisy(s.baseline_noisy);
   r.set_slowest_rank(s.slowest_rank);
   r.set_min_rank_time_seconds(s.min_rank_time_seconds);
   r.set_max_rank_time_seconds(s.max_rank_time_seconds);

@@ -2,12 +2,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/coordinator/regression_confirm.h"
 #include "daemon/coordinator/topology_key.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/log.h"
+#include "daemon/core/measurement_key.h"
 #include "daemon/core/regression.h"
 #include "daemon/core/straggler.h"
 
@@ -30,7 +32,8 @@ SweepRecorder::SweepRecorder(const SweepPlan& plan, std::string trigger,
       history_(history),
       metrics_(metrics),
       clock_(clock),
-      isolation_(absl::StartsWith(trigger_, kIsolationTriggerPrefix)) {}
+      isolation_(absl::StartsWith(trigger_, kIsolationTriggerPrefix)),
+      method_key_(core::MeasurementKey(common::SpecFromProto(plan_.spec))) {}
 
 absl::Status SweepRecorder::Begin() {
   SweepRecord record;
@@ -44,6 +47,7 @@ absl::Status SweepRecorder::Begin() {
   record.topology = plan_.topology;
   record.backend = plan_.backend;
   record.backend_version = plan_.backend_version;
+  record.method_key = method_key_;
   for (const v1::RankPlacement& r : plan_.ranks) {
     record.ranks.push_back(RankRecordFromPlacement(r));
   }
@@ -77,7 +81,7 @@ void SweepRecorder::Judge(v1::StepResult& result) {
   auto samples = history_->BaselineSamples(
       plan_.plan_name, key.op(), key.dtype(), key.bytes(), plan_.nranks,
       plan_.topology, plan_.backend_version, key.in_place(),
-      config_->baseline_window);
+      config_->baseline_window, method_key_);
   if (!samples.ok()) {
     FP_LOG_ERROR(absl::StrCat("history: ", samples.status().message()));
     return;
@@ -93,6 +97,7 @@ void SweepRecorder::Judge(v1::StepResult& result) {
   result.set_baseline_time_seconds(verdict.median_time_seconds);
   result.set_baseline_busbw_bytes_per_second(verdict.median_busbw);
   result.set_regression(verdict.regression);
+  result.set_baseline_noisy(verdict.noisy);
 }
 
 void SweepRecorder::RecordResult(v1::StepResult& result) {

@@ -84,6 +84,9 @@ class SweepRecorder {
   std::vector<v1::StepResult> judged_;
   // An isolation's sweep (trigger "isolation:..."): not judged, no series.
   const bool isolation_;
+  // How the sweep measures (core::MeasurementKey): its baselines only
+  // compare sweeps measured the same way.
+  const std::string method_key_;
   std::optional<IsolationStep> first_regression_;
   int results_ = 0;
   // The pairwise matrix's node pairs (at most nranks^2 / 2).

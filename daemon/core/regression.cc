@@ -44,6 +44,12 @@ RegressionVerdict JudgeStep(const RegressionRule& rule, uint64_t bytes,
   verdict.median_time_seconds = Median(times);
   verdict.spread_time_seconds = ScaledMad(times);
   verdict.on_time = IsLatencyBound(bytes, verdict.median_busbw);
+  verdict.noisy =
+      verdict.on_time
+          ? kSpreadFactor * verdict.spread_time_seconds >
+                (1 / rule.threshold - 1) * verdict.median_time_seconds
+          : kSpreadFactor * verdict.spread_busbw >
+                (1 - rule.threshold) * verdict.median_busbw;
   if (verdict.on_time) {
     verdict.regression =
         std::isfinite(time_seconds) && verdict.median_time_seconds > 0 &&

@@ -24,6 +24,10 @@
 //    and per-hop latency, and busbw rounds to 0.00 GB/s), or when its
 //    baseline busbw is 0 (busbw carries no information, e.g. one rank).
 // A non-finite measurement is never a regression.
+//  - A baseline is *noisy* when 3 spreads are more than the drop the
+//    threshold allows: then only drops larger than 3 spreads can regress,
+//    and the verdict says so (RegressionVerdict::noisy) instead of passing
+//    such steps silently.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +63,10 @@ struct RegressionVerdict {
   double spread_time_seconds = 0;
   bool on_time = false;  // judged on time (latency-bound), else on busbw
   bool regression = false;
+  // kSpreadFactor spreads exceed the drop the threshold allows (1 -
+  // threshold of the median busbw; on time, 1 / threshold - 1 of the
+  // median time): a drop to the threshold cannot be told from noise here.
+  bool noisy = false;
 };
 
 // Median (mean of the middle two for even counts); 0 for no values.

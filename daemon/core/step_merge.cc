@@ -73,6 +73,7 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
     if (r.mean_seconds > slowest->mean_seconds) slowest = &r;
     if (r.mean_seconds < fastest->mean_seconds) fastest = &r;
     merged.wrong += r.wrong;
+    merged.checked = merged.checked && r.checked;
     if (r.iterations != 0 && merged.iterations != 0 &&
         r.iterations != merged.iterations) {
       merged.iterations_agree = false;

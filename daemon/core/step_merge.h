@@ -17,6 +17,8 @@ struct RankStepTiming {
   std::optional<double> p50_seconds;
   std::optional<double> p99_seconds;
   int64_t wrong = 0;
+  // Whether the rank checked its data (else `wrong` says nothing).
+  bool checked = true;
   // Mean time from the step's shared start to this rank's entry into each
   // timed op; absent when not measured.
   std::optional<double> arrival_seconds;
@@ -28,9 +30,10 @@ struct MergedStep {
   Step step;
   // The collective ends when its last rank ends: the slowest rank's mean.
   double time_seconds = 0;
-  double algbw = 0;   // bytes per second
-  double busbw = 0;   // bytes per second
-  int64_t wrong = 0;  // summed over every rank
+  double algbw = 0;     // bytes per second
+  double busbw = 0;     // bytes per second
+  int64_t wrong = 0;    // summed over every rank
+  bool checked = true;  // every rank checked its data
   // Ranks with a nonzero wrong count, by rank: the kMaxWrongRanksPerStep
   // (limits.h) with the most (ties: the lower rank), so at most that many
   // entries; `wrong` counts the others too.

@@ -68,7 +68,7 @@ absl::Status ExecuteSteps(backend::Communicator& comm,
     if (outcome->arrival_seconds) {
       timing->set_arrival_seconds(*outcome->arrival_seconds);
     }
-    timing->set_wrong(outcome->wrong);
+    if (options.check) timing->set_wrong(outcome->wrong);
     timing->set_iterations(outcome->iterations);
     if (!sink(result)) return absl::CancelledError("receiver went away");
   }

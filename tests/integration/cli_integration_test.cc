@@ -116,6 +116,30 @@ TEST_F(CliTest, JsonOutputHasTheDocumentedFields) {
       << r.out;
 }
 
+// Issue 29, item 9: data that was not checked has no wrong count: null in
+// JSON, empty in CSV, N/A in the table, also when read back from the
+// history; a checked sweep keeps its 0 (JsonOutputHasTheDocumentedFields).
+TEST_F(CliTest, UncheckedDataHasNoWrongCount) {
+  CliResult json = RunCli(With({"sweep", "--ops", "all_reduce", "--max-bytes",
+                                "64", "--no-check", "--output", "json"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(absl::StrContains(json.out, "\"wrong\": null")) << json.out;
+  EXPECT_FALSE(absl::StrContains(json.out, "\"wrong\": 0")) << json.out;
+  CliResult table = RunCli(With(
+      {"sweep", "--ops", "all_reduce", "--max-bytes", "64", "--no-check"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(absl::StrContains(table.out, "N/A")) << table.out;
+  const size_t id_at = json.out.find("\"sweep_id\": \"");
+  ASSERT_NE(id_at, std::string::npos) << json.out;
+  const size_t id_start = id_at + std::string("\"sweep_id\": \"").size();
+  const std::string id =
+      json.out.substr(id_start, json.out.find('"', id_start) - id_start);
+  CliResult stored =
+      RunCli(With({"results", "--sweep", id, "--output", "json"}));
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  EXPECT_TRUE(absl::StrContains(stored.out, "\"wrong\": null")) << stored.out;
+}
+
 TEST_F(CliTest, CsvOutputHasOneLinePerResult) {
   CliResult r =
       RunCli(With({"sweep", "--ops", "broadcast", "--min-bytes", "1K",

@@ -120,7 +120,7 @@ absl::Status HistoryStore::BeginSweep(const SweepRecord& sweep) {
       Statement::Prepare(
           db_, absl::StrCat("INSERT INTO sweeps (", kSweepColumns,
                             ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                            "?, ?, ?, ?, ?, ?)")
+                            "?, ?, ?, ?, ?, ?, ?)")
                    .c_str()));
   SweepRecord row = sweep;
   row.status = kSweepRunning;
@@ -163,7 +163,7 @@ absl::Status HistoryStore::AddStep(const StepRecord& step) {
                          absl::StrCat("INSERT INTO steps (", kStepColumns,
                                       ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?, ?, ?, ?, ?)")
+                                      "?, ?, ?, ?, ?, ?, ?, ?, ?)")
                              .c_str()));
   BindStepRow(insert, step);
   if (absl::Status inserted = insert.Run(); !inserted.ok()) {
@@ -363,7 +363,8 @@ HistoryStore::NewestByTrigger(absl::string_view prefix) {
 absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
     absl::string_view plan, absl::string_view op, absl::string_view dtype,
     uint64_t bytes, int nranks, absl::string_view topology,
-    absl::string_view backend_version, bool in_place, int window) {
+    absl::string_view backend_version, bool in_place, int window,
+    absl::string_view method_key) {
   if (window < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("history store: window: ", window,
@@ -387,6 +388,7 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
                    " ORDER BY st.step_index LIMIT 1) FROM sweeps s WHERE "
                    "s.plan = ?1 AND s.status = 'succeeded' AND s.nranks = "
                    "?2 AND s.topology = ?3 AND s.backend_version = ?9 AND "
+                   "(s.method_key = ?10 OR s.method_key = '') AND "
                    "substr(s.sweep_trigger, 1, 10) != 'isolation:' AND "
                    "EXISTS (SELECT 1 ",
                    kStep,
@@ -402,6 +404,7 @@ absl::StatusOr<std::vector<core::BaselineSample>> HistoryStore::BaselineSamples(
   select.BindInt(7, in_place ? 1 : 0);
   select.BindInt(8, window);
   select.BindText(9, backend_version);
+  select.BindText(10, method_key);
   std::vector<core::BaselineSample> samples;
   while (true) {
     FP_ASSIGN_OR_RETURN(bool row, select.Step());

@@ -73,6 +73,9 @@ struct SweepRecord {
   // sweep's: "nccl 2.28.9 -> nccl 2.29.1: new baseline from this sweep");
   // "" when they were, or when there was nothing before.
   std::string baseline_change;
+  // How the sweep measured (core::MeasurementKey); "" for sweeps stored
+  // before schema version 10.
+  std::string method_key;
   // Every rank's placement, by rank (at most nranks entries); empty for
   // sweeps stored before schema version 6.
   std::vector<RankRecord> ranks;
@@ -155,6 +158,8 @@ struct StepRecord {
   double algbw = 0;
   double busbw = 0;
   int64_t wrong = 0;
+  bool wrong_checked = true;  // false: not checked (wrong says nothing)
+  bool baseline_noisy = false;
   int slowest_rank = -1;
   double min_rank_time_seconds = 0;
   double max_rank_time_seconds = 0;
@@ -312,14 +317,16 @@ class HistoryStore {
 
   // The time and busbw of the step (op, dtype, bytes, placement) in the
   // newest `window` succeeded sweeps of `plan` with the same rank count,
-  // topology and backend version that have it, newest first; a step that
-  // was judged a regression is left out (its sweep counts as not having
-  // it), as are isolation sweeps. Errors: INVALID_ARGUMENT window < 1; the
-  // common ones.
+  // topology and backend version that have it, measured the same way
+  // (`method_key`, core/measurement_key.h; sweeps stored before it was
+  // recorded count for any), newest first; a step that was judged a
+  // regression is left out (its sweep counts as not having it), as are
+  // isolation sweeps. Errors: INVALID_ARGUMENT window < 1; the common ones.
   absl::StatusOr<std::vector<core::BaselineSample>> BaselineSamples(
       absl::string_view plan, absl::string_view op, absl::string_view dtype,
       uint64_t bytes, int nranks, absl::string_view topology,
-      absl::string_view backend_version, bool in_place, int window);
+      absl::string_view backend_version, bool in_place, int window,
+      absl::string_view method_key = "");
 
   // The topology and backend version of the most recently started
   // succeeded sweep of `plan` with `nranks` ranks on the same members:

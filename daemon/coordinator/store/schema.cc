@@ -174,6 +174,16 @@ CREATE TABLE isolation_rounds (
   PRIMARY KEY (sweep_id, position)
 ) WITHOUT ROWID;
 )sql",
+    // 10 (issue 29, items 9, 2 and 3): whether a step's data was checked
+    // (steps stored before say 1, as they were shown), whether its baseline
+    // was too noisy to judge a drop to the threshold, and how the sweep
+    // measured (core/measurement_key.h; '' before: such sweeps count for
+    // any baseline, as they did).
+    R"sql(
+ALTER TABLE sweeps ADD COLUMN method_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN wrong_checked INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE steps ADD COLUMN baseline_noisy INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
@@ -384,14 +394,15 @@ absl::Time ColumnTime(const Statement& stmt, int column) {
 const char kSweepColumns[] =
     "id, plan, sweep_trigger, spec_json, nranks, topology, backend, "
     "backend_version, started_unix_nanos, finished_unix_nanos, status, error, "
-    "diagnosis, comm_init_seconds, comm_reused, straggler, baseline_change";
+    "diagnosis, comm_init_seconds, comm_reused, straggler, baseline_change, "
+    "method_key";
 const char kStepColumns[] =
     "sweep_id, step_index, op, bytes, count, dtype, redop, root, in_place, "
     "time_seconds, algbw, busbw, wrong, slowest_rank, min_rank_time_seconds, "
     "max_rank_time_seconds, p50_seconds, p99_seconds, regression, "
     "baseline_busbw, baseline_time_seconds, baseline_sweeps, wrong_by_rank, "
     "last_arrival_rank, arrival_lateness_seconds, iterations, pair_round, "
-    "mean_rank_time_seconds";
+    "mean_rank_time_seconds, wrong_checked, baseline_noisy";
 
 namespace {
 
@@ -452,6 +463,7 @@ SweepRecord ReadSweepRow(const Statement& stmt) {
   sweep.comm_reused = stmt.ColumnInt(14) != 0;
   sweep.straggler = stmt.ColumnText(15);
   sweep.baseline_change = stmt.ColumnText(16);
+  sweep.method_key = stmt.ColumnText(17);
   return sweep;
 }
 
@@ -490,6 +502,8 @@ StepRecord ReadStepRow(const Statement& stmt) {
     step.round = static_cast<int>(stmt.ColumnInt(26));
   }
   step.mean_rank_time_seconds = OptionalDouble(stmt, 27);
+  step.wrong_checked = stmt.ColumnInt(28) != 0;
+  step.baseline_noisy = stmt.ColumnInt(29) != 0;
   return step;
 }
 
@@ -511,6 +525,7 @@ void BindSweepRow(Statement& stmt, const SweepRecord& sweep) {
   stmt.BindInt(15, sweep.comm_reused ? 1 : 0);
   stmt.BindText(16, sweep.straggler);
   stmt.BindText(17, sweep.baseline_change);
+  stmt.BindText(18, sweep.method_key);
 }
 
 void BindStepRow(Statement& stmt, const StepRecord& step) {
@@ -554,6 +569,8 @@ void BindStepRow(Statement& stmt, const StepRecord& step) {
     stmt.BindNull(27);
   }
   BindOptionalDouble(stmt, 28, step.mean_rank_time_seconds);
+  stmt.BindInt(29, step.wrong_checked ? 1 : 0);
+  stmt.BindInt(30, step.baseline_noisy ? 1 : 0);
 }
 
 }  // namespace fabricpulse::coordinator

@@ -96,11 +96,13 @@ TEST(BaselineComparisonTest, JsonCarriesTheBaselineOrNull) {
   const std::string text = out.str();
   EXPECT_THAT(text,
               HasSubstr("\"regression\": true,\n"
+                        "          \"baseline_noisy\": false,\n"
                         "          \"baseline_sweeps\": 5,\n"
                         "          \"judged_on\": \"time\",\n"
                         "          \"baseline_time_seconds\": 4.82e-05,\n"));
   EXPECT_THAT(text,
               HasSubstr("\"regression\": false,\n"
+                        "          \"baseline_noisy\": null,\n"
                         "          \"baseline_sweeps\": 0,\n"
                         "          \"judged_on\": null,\n"
                         "          \"baseline_time_seconds\": null,\n"

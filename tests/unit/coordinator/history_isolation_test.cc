@@ -56,12 +56,14 @@ TEST_F(HistoryIsolationTest, VersionEightHistoryGainsTheTablesEmpty) {
     AddSweep(*store, "old", 100);
   }
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; PRAGMA "
       "user_version = 8");
   std::unique_ptr<HistoryStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 9);
+  EXPECT_EQ(LatestSchemaVersion(), 10);
   auto none = store->GetIsolation("old");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->has_value());

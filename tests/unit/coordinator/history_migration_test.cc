@@ -51,6 +51,8 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "broken", "not json");
   }
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
@@ -84,6 +86,8 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
     AddSweep(*store, "old", R"({"ops":["all_reduce"],"iters":50})");
   }
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
@@ -113,6 +117,8 @@ TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
                     .ok());
   }
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; "
@@ -138,6 +144,8 @@ TEST_F(HistoryMigrationTest, VersionSevenHistoryHasNoRankMapAndNoMean) {
     AddSweep(*store, "old", R"({"iters":20})");
   }
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP TABLE sweep_ranks; ALTER TABLE steps DROP COLUMN "
       "mean_rank_time_seconds; PRAGMA user_version = 7");
@@ -181,6 +189,80 @@ TEST_F(HistoryMigrationTest, VersionSevenHistoryHasNoRankMapAndNoMean) {
   EXPECT_EQ((*listed)[0].id, "new");
   EXPECT_EQ((*listed)[0].ranks.size(), 2u);
   EXPECT_TRUE((*listed)[1].ranks.empty());
+}
+
+// Schema migration 10 (issue 29): steps stored before count as checked and
+// not noisy, as they were shown; their sweeps have no measurement key and
+// count for any baseline; new rows keep all three.
+TEST_F(HistoryMigrationTest, VersionNineHistoryIsCheckedAndFitsAnyMethod) {
+  {
+    std::unique_ptr<HistoryStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    AddSweep(*store, "old", R"({"iters":20})");
+    ASSERT_TRUE(store
+                    ->FinishSweep("old", kSweepSucceeded, "", "",
+                                  absl::FromUnixSeconds(101))
+                    .ok());
+  }
+  RawExec(
+      "ALTER TABLE steps DROP COLUMN wrong_checked; ALTER TABLE steps DROP "
+      "COLUMN baseline_noisy; ALTER TABLE sweeps DROP COLUMN method_key; "
+      "PRAGMA user_version = 9");
+  std::unique_ptr<HistoryStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawUserVersion(), LatestSchemaVersion());
+  absl::StatusOr<SweepWithSteps> old = store->GetSweep("old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->sweep.method_key, "");
+  ASSERT_EQ(old->steps.size(), 1u);
+  EXPECT_TRUE(old->steps[0].wrong_checked);
+  EXPECT_FALSE(old->steps[0].baseline_noisy);
+  auto samples =
+      store->BaselineSamples("nightly-full", "all_reduce", "float", 1024, 2,
+                             "gloo:a", "", false, 10, "warmup=5;iters=20");
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  EXPECT_EQ(samples->size(), 1u);
+
+  SweepRecord sweep;
+  sweep.id = "new";
+  sweep.plan = "nightly-full";
+  sweep.nranks = 2;
+  sweep.topology = "gloo:a";
+  sweep.started = absl::FromUnixSeconds(200);
+  sweep.method_key = "warmup=1;iters=5";
+  ASSERT_TRUE(store->BeginSweep(sweep).ok());
+  StepRecord step;
+  step.sweep_id = "new";
+  step.op = "all_reduce";
+  step.bytes = 1024;
+  step.dtype = "float";
+  step.wrong_checked = false;
+  step.baseline_noisy = true;
+  ASSERT_TRUE(store->AddStep(step).ok());
+  ASSERT_TRUE(store
+                  ->FinishSweep("new", kSweepSucceeded, "", "",
+                                absl::FromUnixSeconds(201))
+                  .ok());
+  store.reset();
+  store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<SweepWithSteps> got = store->GetSweep("new");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->sweep.method_key, "warmup=1;iters=5");
+  EXPECT_FALSE(got->steps[0].wrong_checked);
+  EXPECT_TRUE(got->steps[0].baseline_noisy);
+  // A baseline measured another way leaves the new sweep out; its own way
+  // takes it (and the old sweep, which fits any).
+  samples =
+      store->BaselineSamples("nightly-full", "all_reduce", "float", 1024, 2,
+                             "gloo:a", "", false, 10, "warmup=5;iters=20");
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->size(), 1u);
+  samples =
+      store->BaselineSamples("nightly-full", "all_reduce", "float", 1024, 2,
+                             "gloo:a", "", false, 10, "warmup=1;iters=5");
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->size(), 2u);
 }
 
 }  // namespace

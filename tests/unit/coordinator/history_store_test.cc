@@ -531,6 +531,8 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   // baseline change note or versioned baseline index, no pairwise rounds, no
   // mean rank time, no rank map, no isolations.
   RawExec(
+      "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
+      "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
       "DROP INDEX sweeps_by_versioned_baseline_key; "
       "ALTER TABLE sweeps DROP COLUMN baseline_change; "

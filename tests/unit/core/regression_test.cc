@@ -131,5 +131,35 @@ TEST(RegressionTest, ANonFiniteMeasurementIsNeverARegression) {
           .regression);
 }
 
+// Issue 29, item 2: a baseline whose spread hides a drop to the threshold
+// says so. Busbw 10 GB/s with a scaled MAD of about 0.74 GB/s: 3 spreads
+// (2.2 GB/s) exceed the 1 GB/s a 0.9 threshold allows, so a step at 8.5 GB/s
+// (below the threshold) is not a regression, but the verdict is noisy; the
+// same baseline still catches a drop beyond 3 spreads. A tight baseline is
+// not noisy.
+TEST(RegressionTest, ABaselineTooNoisyToJudgeTheThresholdSaysSo) {
+  const RegressionRule rule;  // 5 sweeps, 0.9
+  const auto noisy = ByBusbw({10.0e9, 10.5e9, 9.5e9, 11.0e9, 9.0e9});
+  const RegressionVerdict hidden =
+      JudgeStep(rule, kLarge, kLarge / 8.5e9, 8.5e9, noisy);
+  EXPECT_TRUE(hidden.noisy);
+  EXPECT_FALSE(hidden.regression);
+  const RegressionVerdict large =
+      JudgeStep(rule, kLarge, kLarge / 5e9, 5e9, noisy);
+  EXPECT_TRUE(large.noisy);
+  EXPECT_TRUE(large.regression);
+  const auto tight = ByBusbw({10.0e9, 10.1e9, 9.9e9, 10.2e9, 9.8e9});
+  EXPECT_FALSE(JudgeStep(rule, kLarge, kLarge / 8.5e9, 8.5e9, tight).noisy);
+  // On time (latency-bound): 1 / 0.9 - 1 = 11 % of the median time.
+  EXPECT_TRUE(JudgeStep(rule, kSmall, 60e-6, 1.5 * kSmall / 60e-6,
+                        ByTime({40e-6, 50e-6, 60e-6, 45e-6, 55e-6}))
+                  .noisy);
+  EXPECT_FALSE(JudgeStep(rule, kSmall, 60e-6, 1.5 * kSmall / 60e-6,
+                         ByTime({50e-6, 50.5e-6, 49.5e-6, 50e-6, 50e-6}))
+                   .noisy);
+  // No baseline: never noisy.
+  EXPECT_FALSE(JudgeStep(rule, kLarge, 1, 1, {}).noisy);
+}
+
 }  // namespace
 }  // namespace fabricpulse::core
