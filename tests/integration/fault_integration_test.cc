@@ -43,6 +43,26 @@ SweepOutcome NextSweepEventually(v1::CoordinatorService::Stub& stub,
   return next;
 }
 
+// Runs `spec` in the background, SIGSTOPs `victim` once WaitStarted()
+// (`results` as BackgroundSweep takes it) and expects the sweep to fail
+// within the op timeout + 5 s of the stop; returns its outcome.
+SweepOutcome StopMidSweep(v1::CoordinatorService::Stub& stub,
+                          const v1::SweepSpec& spec, int results,
+                          pid_t victim) {
+  BackgroundSweep sweep(stub, spec, results);
+  if (!sweep.WaitStarted()) {
+    ADD_FAILURE() << "the sweep did not start";
+    return sweep.Join();
+  }
+  const absl::Time stopped = absl::Now();
+  EXPECT_EQ(kill(victim, SIGSTOP), 0);
+  SweepOutcome outcome = sweep.Join();
+  EXPECT_EQ(outcome.finished.status(), "failed") << outcome.status;
+  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
+      << "failed after " << (sweep.ended() - stopped);
+  return outcome;
+}
+
 class FaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -66,15 +86,8 @@ TEST_F(FaultTest, StoppedWorkerIsNamedWithinTheTimeoutAndNextSweepPasses) {
   // A failed lookup gives pid 0, and kill(0, ...) would stop this test's
   // whole process group.
   ASSERT_GT(victim.pid(), 0);
-  BackgroundSweep sweep(*stub_, LongSpec(), 3);
-  ASSERT_TRUE(sweep.WaitStarted());
-  const absl::Time stopped = absl::Now();
-  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
-  SweepOutcome outcome = sweep.Join();
+  SweepOutcome outcome = StopMidSweep(*stub_, LongSpec(), 3, victim.pid());
   EXPECT_FALSE(outcome.status.ok());
-  EXPECT_EQ(outcome.finished.status(), "failed");
-  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
-      << "failed after " << (sweep.ended() - stopped);
   EXPECT_TRUE(absl::StrContains(outcome.status.message(), "rank 3"))
       << outcome.status;
   EXPECT_TRUE(absl::StrContains(outcome.status.message(), "local-1"))
@@ -115,14 +128,7 @@ TEST(FaultSingleRankNodeTest, StoppedOnlyRankOfItsNodeIsKilledAfterTheAbort) {
     if (a.node_name() == cluster->NodeName(1)) victim = a.workers(0);
   }
   ASSERT_GT(victim.pid(), 0);
-  BackgroundSweep sweep(*stub, LongSpec(), 3);
-  ASSERT_TRUE(sweep.WaitStarted());
-  const absl::Time stopped = absl::Now();
-  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
-  SweepOutcome outcome = sweep.Join();
-  EXPECT_EQ(outcome.finished.status(), "failed") << outcome.status;
-  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
-      << "failed after " << (sweep.ended() - stopped);
+  SweepOutcome outcome = StopMidSweep(*stub, LongSpec(), 3, victim.pid());
   EXPECT_TRUE(absl::StrContains(outcome.status.message(), "rank 1"))
       << outcome.status;
   // Killed and respawned: a new pid, ready.
@@ -158,14 +164,8 @@ TEST(FaultOneRankSweepTest, StoppedOnlyRankEndsWithinTheOpTimeout) {
   spec.set_max_bytes(16 << 20);
   spec.set_warmup_iters(1);
   spec.set_iters(100000);
-  BackgroundSweep sweep(*stub, spec, BackgroundSweep::kCommReady);
-  ASSERT_TRUE(sweep.WaitStarted());
-  const absl::Time stopped = absl::Now();
-  ASSERT_EQ(kill(victim.pid(), SIGSTOP), 0);
-  SweepOutcome outcome = sweep.Join();
-  EXPECT_EQ(outcome.finished.status(), "failed") << outcome.status;
-  EXPECT_LT(sweep.ended() - stopped, absl::Seconds(kTimeoutSeconds + 5))
-      << "failed after " << (sweep.ended() - stopped);
+  SweepOutcome outcome =
+      StopMidSweep(*stub, spec, BackgroundSweep::kCommReady, victim.pid());
   EXPECT_TRUE(absl::StrContains(outcome.status.message(),
                                 "rank 0 on node local-0: worker 0 answered "
                                 "nothing"))
