@@ -87,15 +87,17 @@ double StudentT975(int dof) {
          (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
 }
 
-double RelativeHalfWidth(const std::vector<double>& samples) {
+double RelativeHalfWidth(const std::vector<double>& samples,
+                         double resolution_seconds) {
   const size_t n = samples.size();
   if (n < 2) return kInfinity;
   const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;
   double squares = 0;
   for (double s : samples) squares += (s - mean) * (s - mean);
-  if (squares == 0) return 0;
+  const double rounding = resolution_seconds / std::sqrt(12.0);
+  if (squares == 0 && rounding == 0) return 0;
   if (!(mean > 0)) return kInfinity;
-  const double sd = std::sqrt(squares / (n - 1));
+  const double sd = std::max(std::sqrt(squares / (n - 1)), rounding);
   const double half_width = StudentT975(static_cast<int>(n - 1)) * sd /
                             std::sqrt(static_cast<double>(n));
   const double relative = half_width / mean;

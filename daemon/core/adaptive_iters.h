@@ -60,9 +60,14 @@ double StudentT975(int dof);
 
 // Relative half-width of the 95 % confidence interval of the samples' mean:
 // t(n-1) * s / sqrt(n) / mean, with s the sample standard deviation.
-// +infinity for fewer than two samples or a non-positive mean with spread;
-// 0 when every sample is equal.
-double RelativeHalfWidth(const std::vector<double>& samples);
+// +infinity for fewer than two samples or a non-positive mean with spread.
+// s is at least resolution_seconds / sqrt(12), the spread that rounding to
+// the timer's tick alone leaves: samples that all read the same tick (a
+// 650 ns op on a 1 ns clock, twice) bound the mean only to that tick, so
+// they never meet a tolerance finer than it. With resolution_seconds 0,
+// equal samples give 0.
+double RelativeHalfWidth(const std::vector<double>& samples,
+                         double resolution_seconds);
 
 // What each rank proposes after a batch; the ranks agree on the element-
 // wise maximum.

@@ -6,11 +6,9 @@
 
 namespace fabricpulse::core {
 
-absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(const AdaptiveIters& adaptive,
-                                               bool batch_means,
-                                               const TimedBatch& batch,
-                                               const AgreeMaxFn& agree,
-                                               Clock& clock) {
+absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(
+    const AdaptiveIters& adaptive, bool batch_means, double resolution_seconds,
+    const TimedBatch& batch, const AgreeMaxFn& agree, Clock& clock) {
   AdaptiveRun run;
   std::vector<double> means;  // one per batch
   // Every iteration but the first of each batch: the first op of a timed
@@ -39,7 +37,8 @@ absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(const AdaptiveIters& adaptive,
     run.batches++;
 
     BatchProposal mine;
-    mine.relative_half_width = RelativeHalfWidth(batch_means ? means : steady);
+    mine.relative_half_width =
+        RelativeHalfWidth(batch_means ? means : steady, resolution_seconds);
     mine.elapsed_seconds = absl::ToDoubleSeconds(clock.Now() - start);
     mine.seconds_per_iteration = mine.elapsed_seconds / run.iterations;
     absl::StatusOr<std::vector<double>> agreed = agree(ProposalToValues(mine));

@@ -42,12 +42,12 @@ struct AdaptiveRun {
 // stream, which can offset it: adaptive_loop.cc), or with
 // `batch_means` (the batches were timed as a whole) over the batch means.
 // AdaptiveRun.seconds keeps every iteration. Elapsed time counts from the call.
+// `resolution_seconds`: the tick of the timer behind `batch`'s times
+// (RelativeHalfWidth: equal ticks are not a converged mean).
 // Errors: those of `batch` and `agree`, returned at once (the caller's
 // communicator is broken then).
-absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(const AdaptiveIters& adaptive,
-                                               bool batch_means,
-                                               const TimedBatch& batch,
-                                               const AgreeMaxFn& agree,
-                                               Clock& clock);
+absl::StatusOr<AdaptiveRun> RunAdaptiveBatches(
+    const AdaptiveIters& adaptive, bool batch_means, double resolution_seconds,
+    const TimedBatch& batch, const AgreeMaxFn& agree, Clock& clock);
 
 }  // namespace fabricpulse::core

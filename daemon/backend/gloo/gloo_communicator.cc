@@ -260,14 +260,15 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
   };
   if (options.adaptive.enabled) {
     // Every op is timed on its own: the interval is over those times.
-    FP_ASSIGN_OR_RETURN(
-        core::AdaptiveRun run,
-        core::RunAdaptiveBatches(
-            options.adaptive, /*batch_means=*/false, timed_batch,
-            [&](const std::vector<double>& values) {
-              return RunAgreeMax(values, options);
-            },
-            *core::RealClock::Get()));
+    FP_ASSIGN_OR_RETURN(core::AdaptiveRun run,
+                        core::RunAdaptiveBatches(
+                            options.adaptive, /*batch_means=*/false,
+                            /*resolution_seconds=*/1e-9,  // steady_clock's tick
+                            timed_batch,
+                            [&](const std::vector<double>& values) {
+                              return RunAgreeMax(values, options);
+                            },
+                            *core::RealClock::Get()));
     outcome.iteration_seconds = std::move(run.seconds);
   } else {
     FP_RETURN_IF_ERROR(timed_batch(options.iters, &outcome.iteration_seconds));

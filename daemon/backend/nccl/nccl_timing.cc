@@ -10,6 +10,13 @@
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::backend {
+namespace {
+
+// cudaEventElapsedTime's resolution, as the CUDA runtime API documents it
+// ("around 0.5 microseconds"): the tick adaptive mode's interval allows for.
+constexpr double kCudaEventResolutionSeconds = 0.5e-6;
+
+}  // namespace
 
 absl::Status NcclCommunicator::EnsureEvents(int count) {
   while (events_.size() < static_cast<size_t>(count)) {
@@ -149,7 +156,8 @@ absl::Status NcclCommunicator::TimeAdaptive(
   const bool batch_means = !timing.one_by_one && !second_pass;
   FP_ASSIGN_OR_RETURN(
       core::AdaptiveRun run,
-      core::RunAdaptiveBatches(options.adaptive, batch_means, batch, agree,
+      core::RunAdaptiveBatches(options.adaptive, batch_means,
+                               kCudaEventResolutionSeconds, batch, agree,
                                *core::RealClock::Get()));
   outcome->iteration_seconds = std::move(run.seconds);
   outcome->iterations = run.iterations;

@@ -41,12 +41,30 @@ TEST(StudentTTest, TableAndExpansionAgree) {
 TEST(RelativeHalfWidthTest, HandComputed) {
   // Mean 10, s = sqrt(((1)^2 + 0 + 1) / 2) = 1, n = 3:
   // 4.3027 * 1 / sqrt(3) / 10 = 0.24841.
-  EXPECT_NEAR(RelativeHalfWidth({9, 10, 11}), 0.248417, 1e-5);
-  EXPECT_EQ(RelativeHalfWidth({5, 5, 5, 5}), 0);
-  EXPECT_EQ(RelativeHalfWidth({0, 0}), 0);
-  EXPECT_EQ(RelativeHalfWidth({1}), kInf);
-  EXPECT_EQ(RelativeHalfWidth({}), kInf);
-  EXPECT_EQ(RelativeHalfWidth({-1, 1}), kInf);  // mean 0 with spread
+  EXPECT_NEAR(RelativeHalfWidth({9, 10, 11}, 0), 0.248417, 1e-5);
+  EXPECT_EQ(RelativeHalfWidth({5, 5, 5, 5}, 0), 0);
+  EXPECT_EQ(RelativeHalfWidth({0, 0}, 0), 0);
+  EXPECT_EQ(RelativeHalfWidth({1}, 0), kInf);
+  EXPECT_EQ(RelativeHalfWidth({}, 0), kInf);
+  EXPECT_EQ(RelativeHalfWidth({-1, 1}, 0), kInf);  // mean 0 with spread
+}
+
+// Samples that read the same tick bound the mean only to the tick: a
+// spread of tick / sqrt(12) (rounding's alone) stands in for the zero one.
+// The bug this guards: two 661 ns Gloo ops on a 1 ns clock "converged" to
+// a tolerance of 1e-6 after 3 iterations.
+TEST(RelativeHalfWidthTest, EqualTicksAreNotAnExactMean) {
+  const double tick = 1e-9;
+  const double rounding = tick / std::sqrt(12.0);
+  // n = 2: t(1) = 12.7062.
+  EXPECT_NEAR(RelativeHalfWidth({661e-9, 661e-9}, tick),
+              12.7062 * rounding / std::sqrt(2.0) / 661e-9, 1e-6);
+  EXPECT_GT(RelativeHalfWidth({661e-9, 661e-9}, tick), 1e-3);
+  // A real spread wider than rounding's is used as it is.
+  EXPECT_NEAR(RelativeHalfWidth({9, 10, 11}, tick), 0.248417, 1e-5);
+  // Long ops: the floor is far below any tolerance a user sets.
+  EXPECT_LT(RelativeHalfWidth({1e-3, 1e-3, 1e-3, 1e-3}, tick), 1e-5);
+  EXPECT_EQ(RelativeHalfWidth({0, 0}, tick), kInf);  // mean 0
 }
 
 TEST(ProposalTest, RoundTripsThroughValues) {

@@ -12,6 +12,9 @@
 namespace fabricpulse::core {
 namespace {
 
+// The scripted times' timer tick: finer than any spread they script.
+constexpr double kTick = 1e-12;
+
 // A rank whose ops take `sample(i)` seconds (i: the op's index in the
 // step); fake time moves by that much per op.
 struct ScriptedRank {
@@ -53,7 +56,7 @@ struct ScriptedRank {
 TEST(RunAdaptiveBatchesTest, SteadyTimesStopAtMin) {
   ScriptedRank rank([](int i) { return i % 2 == 0 ? 0.0100 : 0.0101; });
   absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(), false, rank.Batch(), rank.Agree(), rank.clock);
+      AdaptiveSettings(), false, kTick, rank.Batch(), rank.Agree(), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kConverged);
   EXPECT_EQ(run->iterations, 5);
@@ -90,7 +93,7 @@ TEST(RunAdaptiveBatchesTest, ASlowFirstOpPerBatchDoesNotKeepItGoing) {
   std::vector<int> batches;
   fakes::FakeClock clock;
   absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(), false, SlowFirstOp(&batches, 0.001, 0.001002),
+      AdaptiveSettings(), false, kTick, SlowFirstOp(&batches, 0.001, 0.001002),
       Alone(), clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kConverged);
@@ -105,7 +108,7 @@ TEST(RunAdaptiveBatchesTest, NoisyOpsAfterTheFirstStillKeepItGoing) {
   std::vector<int> batches;
   fakes::FakeClock clock;
   absl::StatusOr<AdaptiveRun> run =
-      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 40), false,
+      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 40), false, kTick,
                          SlowFirstOp(&batches, 0.001, 0.0012), Alone(), clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kMaxIters);
@@ -116,8 +119,8 @@ TEST(RunAdaptiveBatchesTest, NoisyTimesRunToMax) {
   // Alternating 1 and 3: the interval never gets within 1 %.
   ScriptedRank rank([](int i) { return i % 2 == 0 ? 0.001 : 0.003; });
   absl::StatusOr<AdaptiveRun> run =
-      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 60), false, rank.Batch(),
-                         rank.Agree(), rank.clock);
+      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 60), false, kTick,
+                         rank.Batch(), rank.Agree(), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kMaxIters);
   EXPECT_EQ(run->iterations, 60);
@@ -128,7 +131,7 @@ TEST(RunAdaptiveBatchesTest, NoisyTimesRunToMax) {
 TEST(RunAdaptiveBatchesTest, TimeCapStopsIt) {
   ScriptedRank rank([](int i) { return i % 2 == 0 ? 0.1 : 0.3; });
   absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(0.01, 5, 1000, absl::Milliseconds(3050)), false,
+      AdaptiveSettings(0.01, 5, 1000, absl::Milliseconds(3050)), false, kTick,
       rank.Batch(), rank.Agree(), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kTimeCap);
@@ -144,19 +147,20 @@ TEST(RunAdaptiveBatchesTest, ANoisyPeerKeepsEveryRankGoing) {
   // agreed maximum continues, and this rank runs what that rank runs.
   ScriptedRank rank([](int) { return 0.01; });
   absl::StatusOr<AdaptiveRun> run =
-      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 30), false, rank.Batch(),
-                         rank.Agree({0.5, 0, 0}), rank.clock);
+      RunAdaptiveBatches(AdaptiveSettings(0.01, 5, 30), false, kTick,
+                         rank.Batch(), rank.Agree({0.5, 0, 0}), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kMaxIters);
   EXPECT_EQ(run->iterations, 30);
-  EXPECT_EQ(rank.proposals.front()[0], 0);  // its own: converged
+  // Its own: converged (the tick's rounding alone, far below 1 %).
+  EXPECT_LT(rank.proposals.front()[0], 1e-6);
 }
 
 TEST(RunAdaptiveBatchesTest, ASlowPeerStopsEveryRankAtTheCap) {
   ScriptedRank rank([](int i) { return i % 2 == 0 ? 0.001 : 0.003; });
   absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(0.01, 5, 1000, absl::Seconds(2)), false, rank.Batch(),
-      rank.Agree({0, 2.5, 0.5}), rank.clock);
+      AdaptiveSettings(0.01, 5, 1000, absl::Seconds(2)), false, kTick,
+      rank.Batch(), rank.Agree({0, 2.5, 0.5}), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kTimeCap);
   EXPECT_EQ(run->iterations, 5);
@@ -168,8 +172,8 @@ TEST(RunAdaptiveBatchesTest, BatchMeansJudgeTheBatchMeans) {
   // per-op spread would never converge; the batch means do at two batches.
   ScriptedRank rank([](int) { return 0.002; });
   absl::StatusOr<AdaptiveRun> run =
-      RunAdaptiveBatches(AdaptiveSettings(0.01, 4, 100), true, rank.Batch(),
-                         rank.Agree(), rank.clock);
+      RunAdaptiveBatches(AdaptiveSettings(0.01, 4, 100), true, kTick,
+                         rank.Batch(), rank.Agree(), rank.clock);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, StopReason::kConverged);
   EXPECT_EQ(run->iterations, 8);
@@ -180,7 +184,7 @@ TEST(RunAdaptiveBatchesTest, ErrorsEndItAtOnce) {
   ScriptedRank rank([](int) { return 0.01; });
   int agreements = 0;
   absl::StatusOr<AdaptiveRun> run = RunAdaptiveBatches(
-      AdaptiveSettings(), false, rank.Batch(),
+      AdaptiveSettings(), false, kTick, rank.Batch(),
       [&](const std::vector<double>&) -> absl::StatusOr<std::vector<double>> {
         ++agreements;
         return absl::DeadlineExceededError("peer gone");
@@ -191,8 +195,8 @@ TEST(RunAdaptiveBatchesTest, ErrorsEndItAtOnce) {
   auto failing = [](int, std::vector<double>*) {
     return absl::UnavailableError("lost");
   };
-  run = RunAdaptiveBatches(AdaptiveSettings(), false, failing, rank.Agree(),
-                           rank.clock);
+  run = RunAdaptiveBatches(AdaptiveSettings(), false, kTick, failing,
+                           rank.Agree(), rank.clock);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kUnavailable);
 }
 
