@@ -1,6 +1,7 @@
 #include "daemon/core/node_verdict.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -11,13 +12,13 @@ namespace fabricpulse::core {
 namespace {
 
 struct VerdictNameEntry {
-  Verdict verdict;
+  NodeVerdict verdict;
   absl::string_view name;
 };
 constexpr VerdictNameEntry kVerdictNames[] = {
-    {Verdict::kPass, "pass"},       {Verdict::kDegraded, "degraded"},
-    {Verdict::kFail, "fail"},       {Verdict::kUntested, "untested"},
-    {Verdict::kSuspect, "suspect"},
+    {NodeVerdict::kPass, "pass"},       {NodeVerdict::kDegraded, "degraded"},
+    {NodeVerdict::kFail, "fail"},       {NodeVerdict::kUntested, "untested"},
+    {NodeVerdict::kSuspect, "suspect"},
 };
 
 // The milder of two marks: a fail needs both of them bad.
@@ -57,7 +58,7 @@ NodeEvidence MakeEvidence(const GroupResult& result, Finding finding,
   return e;
 }
 
-void SetVerdict(Verdict verdict, absl::Time at, Verdict* current,
+void SetVerdict(NodeVerdict verdict, absl::Time at, NodeVerdict* current,
                 absl::Time* since) {
   if (*current == verdict) return;
   *current = verdict;
@@ -66,14 +67,14 @@ void SetVerdict(Verdict verdict, absl::Time at, Verdict* current,
 
 }  // namespace
 
-absl::string_view VerdictName(Verdict verdict) {
+absl::string_view VerdictName(NodeVerdict verdict) {
   for (const VerdictNameEntry& entry : kVerdictNames) {
     if (entry.verdict == verdict) return entry.name;
   }
   return "untested";
 }
 
-std::optional<Verdict> ParseVerdict(absl::string_view name) {
+std::optional<NodeVerdict> ParseVerdict(absl::string_view name) {
   for (const VerdictNameEntry& entry : kVerdictNames) {
     if (entry.name == name) return entry.verdict;
   }
@@ -113,9 +114,11 @@ Finding Classify(const GroupResult& result,
                  const VerdictThresholds& thresholds) {
   if (!result.ok || result.data_wrong) return Finding::kBad;
   if (!(result.reference_busbw > 0)) return Finding::kGood;
-  // !(>=) so that a NaN busbw (a broken measurement) reads bad.
-  if (!(result.busbw >=
-        thresholds.critical_fraction * result.reference_busbw)) {
+  if (std::isnan(result.busbw)) return Finding::kBad;  // a broken measurement
+  const double beyond_spread =
+      result.reference_busbw - kPeerSpreadMultiple * result.reference_spread;
+  if (!(result.busbw < beyond_spread)) return Finding::kGood;
+  if (result.busbw < thresholds.critical_fraction * result.reference_busbw) {
     return Finding::kBad;
   }
   if (result.busbw < thresholds.warn_fraction * result.reference_busbw) {
@@ -132,7 +135,7 @@ absl::StatusOr<NodeVerdictBook> NodeVerdictBook::Create(
 
 bool NodeVerdictBook::Cleared(const std::string& node, absl::Time at) const {
   auto it = nodes_.find(node);
-  return it != nodes_.end() && it->second.verdict == Verdict::kPass &&
+  return it != nodes_.end() && it->second.verdict == NodeVerdict::kPass &&
          at - it->second.last_tested <= rules_.validity;
 }
 
@@ -176,18 +179,18 @@ absl::Status NodeVerdictBook::Record(const GroupResult& result) {
     // A mark older than the validity window says nothing about today.
     if (s.last_tested != absl::InfinitePast() &&
         result.at - s.last_tested > rules_.validity) {
-      s.verdict = Verdict::kUntested;
+      s.verdict = NodeVerdict::kUntested;
       s.last_mark.reset();
     }
     NodeEvidence e = MakeEvidence(result, finding, rules_.thresholds);
     e.blamed = blamed[i];
     if (finding == Finding::kGood) {
-      SetVerdict(Verdict::kPass, result.at, &s.verdict, &s.since);
+      SetVerdict(NodeVerdict::kPass, result.at, &s.verdict, &s.since);
       s.last_mark.reset();
     } else if (!blamed[i]) {
       absl::StrAppend(&e.detail, ", not blamed");
     } else if (!s.last_mark.has_value()) {
-      SetVerdict(Verdict::kSuspect, result.at, &s.verdict, &s.since);
+      SetVerdict(NodeVerdict::kSuspect, result.at, &s.verdict, &s.since);
       s.last_mark = finding;
       s.mark_alone = alone;
       s.mark_shared = blamed_count > 1;
@@ -197,9 +200,9 @@ absl::Status NodeVerdictBook::Record(const GroupResult& result) {
       const bool restart = s.mark_shared && *s.last_mark == Finding::kBad &&
                            finding == Finding::kLow;
       const Finding confirmed = Milder(*s.last_mark, finding);
-      SetVerdict(restart                      ? Verdict::kSuspect
-                 : confirmed == Finding::kBad ? Verdict::kFail
-                                              : Verdict::kDegraded,
+      SetVerdict(restart                      ? NodeVerdict::kSuspect
+                 : confirmed == Finding::kBad ? NodeVerdict::kFail
+                                              : NodeVerdict::kDegraded,
                  result.at, &s.verdict, &s.since);
       s.last_mark = finding;
       s.mark_alone = alone;
@@ -226,7 +229,7 @@ NodeStatus NodeVerdictBook::Status(const std::string& node,
   status.last_tested = s.last_tested;
   status.evidence = s.evidence;
   if (now - s.last_tested > rules_.validity) {
-    status.verdict = Verdict::kUntested;
+    status.verdict = NodeVerdict::kUntested;
     status.since = s.last_tested + rules_.validity;
   } else {
     status.verdict = s.verdict;
@@ -252,9 +255,9 @@ SecondPassPlan NodeVerdictBook::PlanSecondPasses(
   std::vector<CampaignNode> passed;
   std::vector<const CampaignNode*> suspects;
   for (const auto& [name, node] : by_name) {
-    const Verdict verdict = Status(name, now).verdict;
-    if (verdict == Verdict::kPass) passed.push_back(*node);
-    if (verdict == Verdict::kSuspect) suspects.push_back(node);
+    const NodeVerdict verdict = Status(name, now).verdict;
+    if (verdict == NodeVerdict::kPass) passed.push_back(*node);
+    if (verdict == NodeVerdict::kSuspect) suspects.push_back(node);
   }
   SecondPassPlan plan;
   std::set<std::string> used;

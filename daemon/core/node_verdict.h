@@ -8,6 +8,9 @@
 //          reference (a busbw that is not a number counts as bad);
 //  - low:  busbw < warn x the reference;
 //  - good: otherwise (and always when there is no reference, 0).
+// With a reference spread (peers' robust sd, core/peer_reference.h), low
+// and bad also need busbw more than kPeerSpreadMultiple spreads below the
+// reference: a drop within healthy peers' own spread names nobody.
 // A good result sets every member to `pass` (a suspect's one-off, or a
 // repaired node, is cleared by one good measurement). A low or bad result is
 // laid on the members that are not *cleared* (verdict pass, tested within
@@ -47,6 +50,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "daemon/core/campaign_groups.h"
+#include "daemon/core/peer_reference.h"
 
 namespace fabricpulse::core {
 
@@ -57,12 +61,12 @@ inline constexpr double kDefaultWarnFraction = 0.9;
 inline constexpr double kDefaultCriticalFraction = 0.7;
 inline constexpr absl::Duration kDefaultVerdictValidity = absl::Hours(24);
 
-enum class Verdict { kPass, kDegraded, kFail, kUntested, kSuspect };
+enum class NodeVerdict { kPass, kDegraded, kFail, kUntested, kSuspect };
 
 // "pass", "degraded", "fail", "untested", "suspect".
-absl::string_view VerdictName(Verdict verdict);
+absl::string_view VerdictName(NodeVerdict verdict);
 // The verdict `name` spells (exactly as VerdictName writes it), or nullopt.
-std::optional<Verdict> ParseVerdict(absl::string_view name);
+std::optional<NodeVerdict> ParseVerdict(absl::string_view name);
 
 // Shares of the reference busbw: below warn is low, below critical is bad.
 struct VerdictThresholds {
@@ -86,10 +90,11 @@ struct VerdictRules {
 // One group sweep's outcome.
 struct GroupResult {
   std::vector<std::string> nodes;
-  bool ok = false;             // the sweep completed
-  bool data_wrong = false;     // the check found wrong data
-  double busbw = 0;            // bytes per second
-  double reference_busbw = 0;  // 0: no reference, busbw is not judged
+  bool ok = false;              // the sweep completed
+  bool data_wrong = false;      // the check found wrong data
+  double busbw = 0;             // bytes per second
+  double reference_busbw = 0;   // 0: no reference, busbw is not judged
+  double reference_spread = 0;  // bytes/s; 0: thresholds alone judge
   std::string sweep_id;
   absl::Time at = absl::InfinitePast();
   std::string error;  // when !ok
@@ -118,7 +123,7 @@ struct NodeEvidence {
 
 struct NodeStatus {
   std::string node;
-  Verdict verdict = Verdict::kUntested;
+  NodeVerdict verdict = NodeVerdict::kUntested;
   absl::Time since = absl::InfinitePast();        // verdict held since
   absl::Time last_tested = absl::InfinitePast();  // InfinitePast: never
   std::vector<NodeEvidence> evidence;  // oldest first, <= kMaxNodeEvidence
@@ -168,7 +173,7 @@ class NodeVerdictBook {
 
  private:
   struct NodeState {
-    Verdict verdict = Verdict::kUntested;
+    NodeVerdict verdict = NodeVerdict::kUntested;
     absl::Time since = absl::InfinitePast();
     absl::Time last_tested = absl::InfinitePast();
     std::optional<Finding> last_mark;  // the newest low/bad laid on it

@@ -13,6 +13,7 @@
 #include "daemon/core/node_verdict.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/core/sim_fleet.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -20,49 +21,7 @@ namespace {
 using ::testing::ElementsAre;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1700000000);
-constexpr double kRef = 100e9;
-
-// Nodes over two racks; a group runs at the reference times its slowest
-// member's speed times noise drawn uniformly from [1 - spread, 1 + spread]
-// by a fixed generator (the same runs every time).
-class SimFleet {
- public:
-  SimFleet(int n, double spread) : spread_(spread) {
-    for (int i = 0; i < n; ++i) {
-      const std::string name = absl::StrCat("gpu-", 100 + i);
-      nodes_.push_back({name, {{"rack", absl::StrCat("r", i % 2)}}});
-      speed_[name] = 1.0;
-    }
-  }
-
-  void Slow(const std::string& node, double speed) { speed_[node] = speed; }
-  const std::vector<CampaignNode>& nodes() const { return nodes_; }
-
-  GroupResult Measure(const std::vector<std::string>& group, absl::Time at) {
-    double speed = 1.0;
-    for (const std::string& n : group) speed = std::min(speed, speed_.at(n));
-    GroupResult r;
-    r.nodes = group;
-    r.ok = true;
-    r.busbw = kRef * speed * (1 - spread_ + 2 * spread_ * Uniform());
-    r.reference_busbw = kRef;
-    r.sweep_id = absl::StrCat("sweep-", ++sweeps_);
-    r.at = at;
-    return r;
-  }
-
- private:
-  double Uniform() {
-    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state_ >> 11) / static_cast<double>(1ull << 53);
-  }
-
-  double spread_;
-  uint64_t state_ = 42;
-  int sweeps_ = 0;
-  std::vector<CampaignNode> nodes_;
-  std::map<std::string, double> speed_;
-};
+constexpr double kRef = kSimRef;
 
 // Runs `campaigns` pairwise campaigns an hour apart, each a first pass and
 // second passes until none is due (at most 8 rounds); returns the end time.
@@ -88,10 +47,10 @@ absl::Time RunCampaigns(SimFleet& fleet, NodeVerdictBook& book, int campaigns) {
   return now;
 }
 
-std::map<std::string, Verdict> Verdicts(const SimFleet& fleet,
-                                        const NodeVerdictBook& book,
-                                        absl::Time now) {
-  std::map<std::string, Verdict> out;
+std::map<std::string, NodeVerdict> Verdicts(const SimFleet& fleet,
+                                            const NodeVerdictBook& book,
+                                            absl::Time now) {
+  std::map<std::string, NodeVerdict> out;
   for (const CampaignNode& n : fleet.nodes()) {
     out[n.name] = book.Status(n.name, now).verdict;
   }
@@ -149,8 +108,8 @@ TEST(CampaignVerdictTest, NoisyHealthyFleetNamesNobodyFail) {
   NodeVerdictBook book = Book(VerdictThresholds{});
   const absl::Time end = RunCampaigns(fleet, book, 10);
   for (const auto& [node, verdict] : Verdicts(fleet, book, end)) {
-    EXPECT_NE(verdict, Verdict::kFail) << node;
-    EXPECT_NE(verdict, Verdict::kSuspect) << node;
+    EXPECT_NE(verdict, NodeVerdict::kFail) << node;
+    EXPECT_NE(verdict, NodeVerdict::kSuspect) << node;
   }
 }
 
@@ -159,7 +118,7 @@ TEST(CampaignVerdictTest, QuietHealthyFleetIsAllPass) {
   NodeVerdictBook book = Book(VerdictThresholds{});
   const absl::Time end = RunCampaigns(fleet, book, 10);
   for (const auto& [node, verdict] : Verdicts(fleet, book, end)) {
-    EXPECT_EQ(verdict, Verdict::kPass) << node;
+    EXPECT_EQ(verdict, NodeVerdict::kPass) << node;
   }
 }
 
@@ -181,12 +140,14 @@ TEST(CampaignVerdictTest, SlowNodeFailsAfterSecondPassAndPartnerPasses) {
   ASSERT_FALSE(partner.empty());
   for (const auto& [node, verdict] : Verdicts(fleet, book, kT0)) {
     const bool named = node == "gpu-105" || node == partner;
-    EXPECT_EQ(verdict, named ? Verdict::kSuspect : Verdict::kPass) << node;
+    EXPECT_EQ(verdict, named ? NodeVerdict::kSuspect : NodeVerdict::kPass)
+        << node;
   }
   // The second pass, then more campaigns with rotating partners.
   const absl::Time end = RunCampaigns(fleet, book, 3);
   for (const auto& [node, verdict] : Verdicts(fleet, book, end)) {
-    EXPECT_EQ(verdict, node == "gpu-105" ? Verdict::kFail : Verdict::kPass)
+    EXPECT_EQ(verdict,
+              node == "gpu-105" ? NodeVerdict::kFail : NodeVerdict::kPass)
         << node;
   }
   const NodeStatus bad = book.Status("gpu-105", end);

@@ -39,17 +39,18 @@ GroupResult At(std::vector<std::string> nodes, double share, absl::Time at,
   return r;
 }
 
-Verdict VerdictOf(const NodeVerdictBook& book, const std::string& node,
-                  absl::Time now) {
+NodeVerdict VerdictOf(const NodeVerdictBook& book, const std::string& node,
+                      absl::Time now) {
   return book.Status(node, now).verdict;
 }
 
 TEST(VerdictNameTest, NamesReadBack) {
-  for (Verdict v : {Verdict::kPass, Verdict::kDegraded, Verdict::kFail,
-                    Verdict::kUntested, Verdict::kSuspect}) {
+  for (NodeVerdict v :
+       {NodeVerdict::kPass, NodeVerdict::kDegraded, NodeVerdict::kFail,
+        NodeVerdict::kUntested, NodeVerdict::kSuspect}) {
     EXPECT_EQ(ParseVerdict(VerdictName(v)), v);
   }
-  EXPECT_EQ(VerdictName(Verdict::kSuspect), "suspect");
+  EXPECT_EQ(VerdictName(NodeVerdict::kSuspect), "suspect");
   EXPECT_EQ(ParseVerdict("FAIL"), std::nullopt);
   EXPECT_EQ(ParseVerdict(""), std::nullopt);
 }
@@ -118,22 +119,22 @@ TEST(NodeVerdictBookTest, RefusesMalformedResultsAndAppliesNothing) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(book.Record(At({"a"}, 1, absl::InfinitePast())).code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kUntested);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kUntested);
 }
 
 TEST(NodeVerdictBookTest, OneBadMeasurementIsSuspectNeverFail) {
   NodeVerdictBook book = Book();
   ASSERT_TRUE(book.Record(At({"a", "b"}, 0.5, kT0)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kSuspect);
-  EXPECT_EQ(VerdictOf(book, "b", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "b", kT0), NodeVerdict::kSuspect);
   // Silent: a good pair is pass.
   ASSERT_TRUE(book.Record(At({"c", "d"}, 1.0, kT0)).ok());
-  EXPECT_EQ(VerdictOf(book, "c", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "c", kT0), NodeVerdict::kPass);
   EXPECT_EQ(book.Status("c", kT0).since, kT0);
   // Two suspects together again cannot tell who is at fault.
   ASSERT_TRUE(book.Record(At({"a", "b"}, 0.5, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kSuspect);
-  EXPECT_EQ(VerdictOf(book, "b", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "b", kT0), NodeVerdict::kSuspect);
 }
 
 TEST(NodeVerdictBookTest, SecondPassNamesTheBadNodeAndClearsItsPartners) {
@@ -153,7 +154,7 @@ TEST(NodeVerdictBookTest, SecondPassNamesTheBadNodeAndClearsItsPartners) {
   ASSERT_TRUE(book.Record(At({"a", "c"}, 0.5, t1, "p2")).ok());
   ASSERT_TRUE(book.Record(At({"b", "d"}, 1.0, t1, "p2")).ok());
   const NodeStatus a = book.Status("a", t1);
-  EXPECT_EQ(a.verdict, Verdict::kFail);
+  EXPECT_EQ(a.verdict, NodeVerdict::kFail);
   EXPECT_EQ(a.since, t1);
   ASSERT_EQ(a.evidence.size(), 2u);
   EXPECT_EQ(a.evidence[1].sweep_id, "p2");
@@ -162,13 +163,13 @@ TEST(NodeVerdictBookTest, SecondPassNamesTheBadNodeAndClearsItsPartners) {
   EXPECT_DOUBLE_EQ(a.evidence[1].threshold_busbw, 0.7 * kRef);
   // The partner that passed is not blamed; the first-pass partner cleared.
   const NodeStatus c = book.Status("c", t1);
-  EXPECT_EQ(c.verdict, Verdict::kPass);
+  EXPECT_EQ(c.verdict, NodeVerdict::kPass);
   EXPECT_EQ(c.since, kT0);
   EXPECT_EQ(c.last_tested, t1);
   EXPECT_FALSE(c.evidence.back().blamed);
   EXPECT_THAT(c.evidence.back().detail, HasSubstr("not blamed"));
-  EXPECT_EQ(VerdictOf(book, "b", t1), Verdict::kPass);
-  EXPECT_EQ(VerdictOf(book, "d", t1), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "b", t1), NodeVerdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "d", t1), NodeVerdict::kPass);
   EXPECT_TRUE(book.PlanSecondPasses(fleet, "", t1).passes.empty());
 }
 
@@ -177,7 +178,7 @@ TEST(NodeVerdictBookTest, SuspectWithAGoodSecondPassIsAOneOff) {
   ASSERT_TRUE(book.Record(At({"c"}, 1.0, kT0)).ok());
   ASSERT_TRUE(book.Record(At({"a", "b"}, 0.2, kT0)).ok());
   ASSERT_TRUE(book.Record(At({"a", "c"}, 1.0, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kPass);
   EXPECT_EQ(book.Status("a", kT0).since, kT0 + absl::Minutes(1));
 }
 
@@ -192,18 +193,18 @@ TEST(NodeVerdictBookTest, WrongDataAndFailedSweepsConfirmToFail) {
   failed.ok = false;
   failed.error = "rank 1 timed out";
   ASSERT_TRUE(book.Record(failed).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kFail);
-  EXPECT_EQ(VerdictOf(book, "p", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kFail);
+  EXPECT_EQ(VerdictOf(book, "p", kT0), NodeVerdict::kPass);
   EXPECT_EQ(book.Status("a", kT0).evidence.back().detail,
             "failed: rank 1 timed out");
-  EXPECT_EQ(VerdictOf(book, "b", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "b", kT0), NodeVerdict::kSuspect);
 }
 
 TEST(NodeVerdictBookTest, SingleNodeGroupsConfirmByRepeat) {
   NodeVerdictBook book = Book();
   ASSERT_TRUE(book.Record(At({"a"}, 0.3, kT0)).ok());
   ASSERT_TRUE(book.Record(At({"b"}, 0.3, kT0)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kSuspect);
   const SecondPassPlan plan =
       book.PlanSecondPasses({{"a", {}}, {"b", {}}}, "", kT0);
   ASSERT_EQ(plan.passes.size(), 2u);
@@ -211,50 +212,50 @@ TEST(NodeVerdictBookTest, SingleNodeGroupsConfirmByRepeat) {
   EXPECT_THAT(plan.passes[1].nodes, ElementsAre("b"));
   ASSERT_TRUE(book.Record(At({"a"}, 0.3, kT0 + absl::Minutes(1))).ok());
   ASSERT_TRUE(book.Record(At({"b"}, 0.98, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kFail);
-  EXPECT_EQ(VerdictOf(book, "b", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kFail);
+  EXPECT_EQ(VerdictOf(book, "b", kT0), NodeVerdict::kPass);
   // A repaired node comes back on one good measurement.
   ASSERT_TRUE(book.Record(At({"a"}, 1.0, kT0 + absl::Hours(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0 + absl::Hours(1)), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "a", kT0 + absl::Hours(1)), NodeVerdict::kPass);
 }
 
 TEST(NodeVerdictBookTest, BelowWarnTwiceIsDegraded) {
   NodeVerdictBook book = Book();
   ASSERT_TRUE(book.Record(At({"a"}, 0.8, kT0)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kSuspect);
   ASSERT_TRUE(book.Record(At({"a"}, 0.85, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kDegraded);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kDegraded);
   EXPECT_EQ(book.Status("a", kT0).evidence.back().detail, "below warn");
   EXPECT_DOUBLE_EQ(book.Status("a", kT0).evidence.back().threshold_busbw,
                    0.9 * kRef);
   // A fail needs both marks bad: bad after low is still degraded.
   ASSERT_TRUE(book.Record(At({"a"}, 0.1, kT0 + absl::Minutes(2))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kDegraded);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kDegraded);
   ASSERT_TRUE(book.Record(At({"a"}, 0.1, kT0 + absl::Minutes(3))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kFail);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kFail);
   // Silent: low once, then at the reference.
   ASSERT_TRUE(book.Record(At({"b"}, 0.8, kT0)).ok());
   ASSERT_TRUE(book.Record(At({"b"}, 1.0, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "b", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "b", kT0), NodeVerdict::kPass);
 }
 
 TEST(NodeVerdictBookTest, NoResultWithinTheWindowIsUntested) {
   VerdictRules rules;
   rules.validity = absl::Hours(24);
   NodeVerdictBook book = Book(rules);
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kUntested);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kUntested);
   EXPECT_EQ(book.Status("a", kT0).last_tested, absl::InfinitePast());
   ASSERT_TRUE(book.Record(At({"a", "b"}, 1.0, kT0)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0 + absl::Hours(24)), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "a", kT0 + absl::Hours(24)), NodeVerdict::kPass);
   const NodeStatus late = book.Status("a", kT0 + absl::Hours(25));
-  EXPECT_EQ(late.verdict, Verdict::kUntested);
+  EXPECT_EQ(late.verdict, NodeVerdict::kUntested);
   EXPECT_EQ(late.since, kT0 + absl::Hours(24));
   EXPECT_EQ(late.last_tested, kT0);
   EXPECT_EQ(late.evidence.size(), 1u);
   const auto all = book.Statuses({"b", "zz", "a", "b"}, kT0);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].node, "a");
-  EXPECT_EQ(all[2].verdict, Verdict::kUntested);
+  EXPECT_EQ(all[2].verdict, NodeVerdict::kUntested);
   book.Forget("a");
   EXPECT_EQ(book.Status("a", kT0).evidence.size(), 0u);
 }
@@ -264,13 +265,13 @@ TEST(NodeVerdictBookTest, AStaleMarkDoesNotConfirm) {
   ASSERT_TRUE(book.Record(At({"a"}, 0.3, kT0)).ok());
   const absl::Time later = kT0 + absl::Hours(30);
   ASSERT_TRUE(book.Record(At({"a"}, 0.3, later)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", later), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", later), NodeVerdict::kSuspect);
   EXPECT_EQ(book.Status("a", later).since, later);
   // A stale pass is no partner to clear a suspect against.
   ASSERT_TRUE(book.Record(At({"p"}, 1.0, kT0)).ok());
   ASSERT_TRUE(book.Record(At({"a", "p"}, 0.3, later)).ok());
-  EXPECT_EQ(VerdictOf(book, "a", later), Verdict::kSuspect);
-  EXPECT_EQ(VerdictOf(book, "p", later), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", later), NodeVerdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "p", later), NodeVerdict::kSuspect);
 }
 
 TEST(NodeVerdictBookTest, SharedBadThenOwnLowStartsOverFromLow) {
@@ -279,16 +280,16 @@ TEST(NodeVerdictBookTest, SharedBadThenOwnLowStartsOverFromLow) {
   ASSERT_TRUE(book.Record(At({"a", "b"}, 0.3, kT0)).ok());
   // The 0.3 may have been b's: a alone at 0.85 is its first own mark.
   ASSERT_TRUE(book.Record(At({"a", "p"}, 0.85, kT0 + absl::Minutes(1))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kSuspect);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kSuspect);
   EXPECT_EQ(book.Status("a", kT0).since, kT0);
   ASSERT_TRUE(book.Record(At({"a", "q"}, 0.85, kT0 + absl::Minutes(2))).ok());
-  EXPECT_EQ(VerdictOf(book, "a", kT0), Verdict::kDegraded);
+  EXPECT_EQ(VerdictOf(book, "a", kT0), NodeVerdict::kDegraded);
   // A bad mark of its own followed by a low one is degraded at once.
   ASSERT_TRUE(book.Record(At({"c", "p"}, 0.3, kT0 + absl::Minutes(3))).ok());
   ASSERT_TRUE(book.Record(At({"c", "q"}, 0.85, kT0 + absl::Minutes(4))).ok());
-  EXPECT_EQ(VerdictOf(book, "c", kT0), Verdict::kDegraded);
-  EXPECT_EQ(VerdictOf(book, "p", kT0), Verdict::kPass);
-  EXPECT_EQ(VerdictOf(book, "q", kT0), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "c", kT0), NodeVerdict::kDegraded);
+  EXPECT_EQ(VerdictOf(book, "p", kT0), NodeVerdict::kPass);
+  EXPECT_EQ(VerdictOf(book, "q", kT0), NodeVerdict::kPass);
 }
 
 TEST(NodeVerdictBookTest, EvidenceIsBounded) {

@@ -1,0 +1,114 @@
+// One campaign from its first group sweep to its last verdict (issue 28):
+// the schedule (CampaignRun), the judgement of the first pass against a
+// reference, the second passes it asks for, and the verdicts they end in
+// (a NodeVerdictBook the caller keeps across campaigns). Pure: the caller
+// runs each due group's sweep and reports how it ended, on real or fake
+// time.
+//
+// The reference: `expected_busbw` when the plan sets one (an absolute
+// threshold, as for a machine type), else the median of the first pass's
+// measured groups of the same node count, with their spread
+// (core/peer_reference.h), so that only a deviation beyond what healthy
+// peers show is low or bad. First-pass results are held until the first
+// pass is done (every first-pass node measured, or the window over): only
+// then are all peers known. They are judged then, in the order they came,
+// and the second passes the book asks for are scheduled at once; each node
+// gets at most one second pass per campaign, and second-pass results are
+// judged as they come against the same references.
+//
+// Thread-safety: thread-compatible.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "daemon/core/campaign_groups.h"
+#include "daemon/core/campaign_run.h"
+#include "daemon/core/node_verdict.h"
+#include "daemon/core/peer_reference.h"
+
+namespace fabricpulse::core {
+
+// How one group sweep ended, as the campaign needs it.
+struct GroupMeasurement {
+  bool ok = false;  // the sweep completed (false: failed, dead agent...)
+  bool data_wrong = false;
+  double busbw = 0;  // bytes/s of the judged step; NaN: not measured
+  std::string sweep_id;
+  std::string error;  // when !ok
+  absl::Time at = absl::InfinitePast();
+};
+
+struct CampaignOptions {
+  CampaignSettings settings;
+  std::string group_by;       // label key for second-pass partners
+  double expected_busbw = 0;  // > 0: the reference instead of peers'
+};
+
+struct CampaignSummary {
+  CampaignProgress progress;
+  std::vector<std::string> unmeasured;  // first-pass nodes never measured
+  int second_passes = 0;                // scheduled so far
+  bool first_pass_judged = false;
+  // Reference per group node count (absent: fewer than kMinPeers peers).
+  std::map<size_t, PeerReference> references;
+};
+
+class Campaign {
+ public:
+  // `fleet`: every node of the first pass with its labels (partners for
+  // second passes come from it). `book` outlives the campaign.
+  // Errors: CampaignRun::Create's; INVALID_ARGUMENT a negative or
+  // non-finite expected_busbw.
+  static absl::StatusOr<Campaign> Create(
+      const std::vector<std::vector<std::string>>& groups,
+      const std::vector<CampaignNode>& fleet, const CampaignOptions& options,
+      absl::Time start, NodeVerdictBook* book);
+
+  // CampaignRun's, after judging the first pass when it is done.
+  std::vector<CampaignGroup> Due(absl::Time now);
+  void Busy(int id, const std::vector<std::string>& busy, absl::Time now);
+  // Errors: NodeVerdictBook::Record's (a second-pass result it refused);
+  // NOT_FOUND `id` is not a running group.
+  absl::Status Measured(int id, const GroupMeasurement& measurement,
+                        absl::Time now);
+
+  bool Finished(absl::Time now);
+  absl::Time NextWake(absl::Time now) const;
+  CampaignSummary Summary(absl::Time now) const;
+
+ private:
+  struct Held {
+    CampaignGroup group;
+    GroupMeasurement measurement;
+  };
+
+  Campaign(CampaignRun run, std::vector<CampaignNode> fleet,
+           const CampaignOptions& options, NodeVerdictBook* book)
+      : run_(std::move(run)),
+        fleet_(std::move(fleet)),
+        options_(options),
+        book_(book) {}
+  GroupResult ResultOf(const CampaignGroup& group,
+                       const GroupMeasurement& m) const;
+  void JudgeFirstPassWhenDone(absl::Time now);
+  void PlanSecondPasses(absl::Time now);
+
+  CampaignRun run_;
+  std::vector<CampaignNode> fleet_;
+  CampaignOptions options_;
+  NodeVerdictBook* book_;
+  std::map<int, CampaignGroup> running_;
+  std::vector<Held> held_;  // first-pass results, until judged
+  bool judged_ = false;
+  std::map<size_t, PeerReference> references_;
+  std::set<std::string> second_passed_;
+  int second_passes_ = 0;
+};
+
+}  // namespace fabricpulse::core
