@@ -17,8 +17,6 @@ constexpr double kTop = 40;
 constexpr double kGridPixels = 480;  // the matrix's side, at most
 constexpr double kMaxCell = 36;
 
-std::string Px(double v) { return absl::StrFormat("%.1f", v); }
-
 // From #f7fbff (t = 0) to #08306b (t = 1), a sequential blue ramp.
 std::string RampColor(double t) {
   t = std::clamp(t, 0.0, 1.0);

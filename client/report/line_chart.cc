@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/report/html_escape.h"
+#include "client/report/plot_scale.h"
 
 namespace fabricpulse::client::report {
 namespace {
@@ -25,8 +26,6 @@ constexpr int kMaxYTicks = 7;
 constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                     "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
                                     "#7f7f7f", "#bcbd22"};
-
-std::string Px(double v) { return absl::StrFormat("%.1f", v); }
 
 // A point's data coordinate for data-x / data-y: full precision, so a test
 // can match it to the result it came from (15 digits: a Unix time to

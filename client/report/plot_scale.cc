@@ -34,6 +34,8 @@ int CeilExponent(ScaleKind kind, double value) {
 
 }  // namespace
 
+std::string Px(double v) { return absl::StrFormat("%.1f", v); }
+
 double NiceStep(double raw) {
   const double decade = std::pow(10.0, std::floor(std::log10(raw)));
   for (double m : {1.0, 2.0, 5.0, 10.0}) {

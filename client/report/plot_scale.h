@@ -8,6 +8,9 @@
 
 namespace fabricpulse::client::report {
 
+// A pixel coordinate as an SVG attribute writes it: one decimal.
+std::string Px(double v);
+
 enum class ScaleKind { kLinear, kLog2, kLog10 };
 
 class Scale {

@@ -1,16 +1,11 @@
 #include "daemon/coordinator/config_listing.h"
 
 #include "daemon/common/spec_convert.h"
+#include "daemon/coordinator/history_convert.h"
 #include "daemon/core/limits.h"
 
 namespace fabricpulse::coordinator {
 namespace {
-
-// Unix seconds; 0 for the infinite past or future (never, unknown).
-double UnixSeconds(absl::Time t) {
-  if (t == absl::InfinitePast() || t == absl::InfiniteFuture()) return 0;
-  return absl::ToDoubleSeconds(t - absl::UnixEpoch());
-}
 
 // Appends `entry` to `list` unless the answer would pass the list bound;
 // `bytes` counts what was added so far. Returns whether it was added.

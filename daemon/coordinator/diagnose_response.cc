@@ -13,11 +13,6 @@
 namespace fabricpulse::coordinator {
 namespace {
 
-double UnixSeconds(absl::Time t) {
-  if (t == absl::InfinitePast() || t == absl::InfiniteFuture()) return 0;
-  return absl::ToDoubleSeconds(t - absl::UnixEpoch());
-}
-
 double SecondsOrZero(absl::Duration d) {
   return d == absl::InfiniteDuration() ? 0 : absl::ToDoubleSeconds(d);
 }

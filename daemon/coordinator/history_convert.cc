@@ -3,15 +3,11 @@
 #include <google/protobuf/util/json_util.h>
 
 namespace fabricpulse::coordinator {
-namespace {
 
 double UnixSeconds(absl::Time t) {
-  return t == absl::InfinitePast()
-             ? 0
-             : absl::ToDoubleSeconds(t - absl::UnixEpoch());
+  if (t == absl::InfinitePast() || t == absl::InfiniteFuture()) return 0;
+  return absl::ToDoubleSeconds(t - absl::UnixEpoch());
 }
-
-}  // namespace
 
 StepRecord StepRecordFromResult(const std::string& sweep_id,
                                 const v1::StepResult& r) {

@@ -4,10 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "daemon/coordinator/store/history_store.h"
 #include "fabricpulse/v1/coordinator.pb.h"
 
 namespace fabricpulse::coordinator {
+
+// Unix seconds as the wire carries times; 0 for the infinite past or
+// future (never, unknown).
+double UnixSeconds(absl::Time t);
 
 StepRecord StepRecordFromResult(const std::string& sweep_id,
                                 const v1::StepResult& result);
