@@ -21,8 +21,9 @@ void AddIsolateCommand(CLI::App& app, CommandSet& set) {
   set.isolate = app.add_subcommand(
       "isolate",
       "Find the node or link behind a slow or failing collective: bisect "
-      "the nodes, measuring OP on each half, then measure the suspects' "
-      "pairs; prints every round; exit 1 when it names one");
+      "the nodes, measuring OP on each half 3 times, then measure the "
+      "suspects' pairs 3 times; names only what every repeat confirms "
+      "beyond the noise; prints every round; exit 1 when it names one");
   set.isolate
       ->add_option("--op", f.op,
                    WithAllowed("The collective", core::AllOpNames()))

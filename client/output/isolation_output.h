@@ -10,7 +10,7 @@
 
 namespace fabricpulse::client {
 
-// "# isolation: node node-2 (7 measurements: all node-0,...: 0.0123 GB/s,
+// "# isolation: node node-2 (22 measurements: all node-0,...: 0.0123 GB/s,
 // ...); after a regression of all_reduce 524288 B\n# isolation summary:
 // ...\n".
 std::string IsolationLines(const v1::SweepIsolation& isolation);

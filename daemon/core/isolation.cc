@@ -1,6 +1,7 @@
 #include "daemon/core/isolation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -8,24 +9,42 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/regression.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::core {
 namespace {
 
-// x is slow against ref: it failed where ref ran, or is below the fraction.
-bool Slower(const SetMeasurement& x, const SetMeasurement& ref) {
+// A set's measurements: failed when more than half failed (the first
+// error kept), else the busbw of those that ran.
+struct SetSamples {
+  bool ok = true;
+  std::string error;
+  std::vector<double> busbw;
+
+  double median() const { return busbw.empty() ? 0 : Median(busbw); }
+  double min() const { return *std::min_element(busbw.begin(), busbw.end()); }
+  double max() const { return *std::max_element(busbw.begin(), busbw.end()); }
+};
+
+// x is slow against ref: it failed where ref ran, or its median is below
+// the fraction of ref's and its fastest below ref's slowest.
+bool Slower(const SetSamples& x, const SetSamples& ref) {
   if (!x.ok) return ref.ok;
   if (!ref.ok) return false;
-  return x.busbw < kIsolateSlowFraction * ref.busbw;
+  return x.median() < kIsolateSlowFraction * ref.median() &&
+         x.max() < ref.min();
 }
 
 std::string Gbps(double bytes_per_second) {
   return absl::StrFormat("%.3g GB/s", bytes_per_second / 1e9);
 }
 
-std::string Describe(const SetMeasurement& m) {
-  return m.ok ? Gbps(m.busbw) : absl::StrCat("failed (", m.error, ")");
+std::string Describe(const SetSamples& s) {
+  if (!s.ok) return absl::StrCat("failed (", s.error, ")");
+  if (s.busbw.size() == 1) return Gbps(s.busbw[0]);
+  return absl::StrCat(Gbps(s.median()), " (median of ", s.busbw.size(), ", ",
+                      Gbps(s.min()), " to ", Gbps(s.max()), ")");
 }
 
 // `part` padded with cleared nodes to at least two nodes (when it can be).
@@ -41,24 +60,36 @@ std::vector<std::string> Padded(const std::vector<std::string>& part,
 
 class Search {
  public:
-  Search(std::vector<std::string> nodes, const IsolationProbe& probe)
-      : nodes_(std::move(nodes)), probe_(probe) {}
+  Search(std::vector<std::string> nodes, const IsolationProbe& probe,
+         const IsolateOptions& options)
+      : nodes_(std::move(nodes)), probe_(probe), options_(options) {}
 
   absl::StatusOr<IsolationReport> Run();
 
  private:
-  absl::StatusOr<SetMeasurement> Measure(const std::vector<std::string>& set,
-                                         const std::string& role) {
-    FP_ASSIGN_OR_RETURN(SetMeasurement m, probe_.collective(set));
-    report_.rounds.push_back({set, m, role});
-    return m;
+  absl::StatusOr<SetSamples> Measure(const std::vector<std::string>& set,
+                                     const std::string& role) {
+    SetSamples samples;
+    int failed = 0;
+    for (int i = 0; i < options_.repeats; ++i) {
+      FP_ASSIGN_OR_RETURN(SetMeasurement m, probe_.collective(set));
+      report_.rounds.push_back({set, m, role});
+      if (m.ok) {
+        samples.busbw.push_back(m.busbw);
+      } else {
+        if (failed++ == 0) samples.error = m.error;
+      }
+    }
+    samples.ok = 2 * failed <= options_.repeats;
+    return samples;
   }
   // Judges the suspects by the pairwise matrix over them and up to two
   // cleared nodes.
-  absl::Status PairwiseCheck();
+  absl::Status PairwiseCheck(const SetSamples& all);
 
   const std::vector<std::string> nodes_;
   const IsolationProbe& probe_;
+  const IsolateOptions options_;
   IsolationReport report_;
   std::vector<std::string> suspects_;
   std::vector<std::string> cleared_;
@@ -67,7 +98,8 @@ class Search {
 };
 
 absl::StatusOr<IsolationReport> Search::Run() {
-  FP_ASSIGN_OR_RETURN(SetMeasurement current, Measure(nodes_, "all"));
+  FP_ASSIGN_OR_RETURN(SetSamples current, Measure(nodes_, "all"));
+  const SetSamples all = current;
   suspects_ = nodes_;
   bool first = true;
   while (suspects_.size() > 1) {
@@ -81,8 +113,8 @@ absl::StatusOr<IsolationReport> Search::Run() {
     // Halves of one node with nothing cleared to pair them with: only the
     // pairwise check can tell them apart.
     if (t1.size() < 2 || t2.size() < 2) break;
-    FP_ASSIGN_OR_RETURN(SetMeasurement r1, Measure(t1, "half"));
-    FP_ASSIGN_OR_RETURN(SetMeasurement r2, Measure(t2, "half"));
+    FP_ASSIGN_OR_RETURN(SetSamples r1, Measure(t1, "half"));
+    FP_ASSIGN_OR_RETURN(SetSamples r2, Measure(t2, "half"));
     const bool both_failed = !r1.ok && !r2.ok;
     const bool slow1 = both_failed || Slower(r1, r2);
     const bool slow2 = both_failed || Slower(r2, r1);
@@ -98,7 +130,7 @@ absl::StatusOr<IsolationReport> Search::Run() {
     if (!slow1) {
       // Neither half is slow. The whole set was (against both halves), or
       // this set was found slow last round: the fault lies between them.
-      SetMeasurement weaker = r1.busbw < r2.busbw ? r1 : r2;
+      const SetSamples& weaker = r1.median() < r2.median() ? r1 : r2;
       if (first && !Slower(current, weaker)) {
         report_.verdict = "none";
         report_.summary =
@@ -113,11 +145,11 @@ absl::StatusOr<IsolationReport> Search::Run() {
     // check over both halves decides.
     break;
   }
-  FP_RETURN_IF_ERROR(PairwiseCheck());
+  FP_RETURN_IF_ERROR(PairwiseCheck(all));
   return report_;
 }
 
-absl::Status Search::PairwiseCheck() {
+absl::Status Search::PairwiseCheck(const SetSamples& all) {
   if (suspects_.size() > static_cast<size_t>(kMaxPairwiseCheckNodes)) {
     report_.verdict = "nodes";
     report_.culprits = suspects_;
@@ -133,58 +165,108 @@ absl::Status Search::PairwiseCheck() {
     set.push_back(cleared_[i]);
   }
   std::sort(set.begin(), set.end());
-  FP_ASSIGN_OR_RETURN(std::vector<NodePairMeasurement> pairs,
-                      probe_.pairwise(set));
-  // Each node pair's slowest rank pair.
-  std::map<std::pair<std::string, std::string>, double> links;
-  for (const NodePairMeasurement& p : pairs) {
-    if (p.node_a == p.node_b) continue;
-    auto key = std::minmax(p.node_a, p.node_b);
-    auto [it, inserted] = links.emplace(key, p.busbw);
-    if (!inserted) it->second = std::min(it->second, p.busbw);
+  // Each node pair's slowest rank pair, per run.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> links;
+  for (int run = 0; run < options_.pairwise_runs; ++run) {
+    FP_ASSIGN_OR_RETURN(std::vector<NodePairMeasurement> pairs,
+                        probe_.pairwise(set));
+    std::map<std::pair<std::string, std::string>, double> slowest;
+    for (const NodePairMeasurement& p : pairs) {
+      if (p.node_a == p.node_b) continue;
+      auto key = std::minmax(p.node_a, p.node_b);
+      auto [it, inserted] = slowest.emplace(key, p.busbw);
+      if (!inserted) it->second = std::min(it->second, p.busbw);
+    }
+    for (const auto& [key, busbw] : slowest) links[key].push_back(busbw);
   }
+  // The reference: per node, its fastest link (the median of that link's
+  // runs); then the median over the nodes. A bad node slows most links of
+  // a small set (2 of the 3 of three nodes), so the links' median would be
+  // no reference, and the fastest link overall is the one noise lifted
+  // most. The noise: the larger of the spread of all the links' values
+  // (scaled MAD: robust while bad links are a minority, and wider, never
+  // narrower, when they are not) and of each link's runs about their mean,
+  // pooled (times sqrt(n / (n - 1)) for the mean's own share).
+  std::map<std::string, double> node_best;
+  std::vector<double> residuals;
+  std::vector<double> values;
+  for (const auto& [key, runs] : links) {
+    values.insert(values.end(), runs.begin(), runs.end());
+    const double m = Median(runs);
+    for (const std::string& n : {key.first, key.second}) {
+      node_best[n] = std::max(node_best[n], m);
+    }
+    double mean = 0;
+    for (double v : runs) mean += v / runs.size();
+    for (double v : runs) residuals.push_back(v - mean);
+  }
+  std::vector<double> bests;
+  for (const auto& [node, b] : node_best) bests.push_back(b);
+  const double best = Median(bests);
+  const int n_runs = options_.pairwise_runs;
+  const double noise = std::max(
+      ScaledMad(values),
+      n_runs < 2 ? 0
+                 : ScaledMad(residuals) * std::sqrt(n_runs / (n_runs - 1.0)));
+  // Each run below best less kIsolateRunSpreads spreads (confirmed: one
+  // bad number never suffices), and their mean below both the fraction of
+  // best and best less kIsolateSpreads standard errors of a mean of n runs.
+  const double run_bar = best - kIsolateRunSpreads * noise;
+  const double mean_bar =
+      std::min(kIsolateSlowFraction * best,
+               best - kIsolateSpreads * noise / std::sqrt(n_runs));
   IsolationRound check;
   check.nodes = set;
   check.role = "pairwise check";
   check.result.ok = true;
-  double best = 0;
-  for (const auto& [key, busbw] : links) best = std::max(best, busbw);
   check.result.busbw = best;
   report_.rounds.push_back(check);
+  // A link some run missed is not judged.
+  auto is_slow = [&](const std::vector<double>& runs) {
+    if (static_cast<int>(runs.size()) != n_runs) return false;
+    double mean = 0;
+    for (double v : runs) mean += v / runs.size();
+    return *std::max_element(runs.begin(), runs.end()) < run_bar &&
+           mean < mean_bar;
+  };
   std::vector<std::pair<std::string, std::string>> slow;
   std::vector<std::string> evidence;
-  for (const auto& [key, busbw] : links) {
-    const bool is_slow = busbw < kIsolateSlowFraction * best;
-    if (is_slow) slow.push_back(key);
+  for (const auto& [key, runs] : links) {
+    const bool link_slow = is_slow(runs);
+    if (link_slow) slow.push_back(key);
+    std::vector<std::string> figures;
+    for (double v : runs) figures.push_back(Gbps(v));
     evidence.push_back(absl::StrCat(key.first, "<->", key.second, " ",
-                                    Gbps(busbw), is_slow ? " (slow)" : ""));
+                                    absl::StrJoin(figures, ", "),
+                                    link_slow ? " (slow)" : ""));
   }
   const std::string pairs_text = absl::StrJoin(evidence, ", ");
   if (slow.empty() && !slow_seen_) {
     report_.verdict = "none";
-    report_.summary = absl::StrCat(
-        "nothing stands out: all ", nodes_.size(), " nodes ",
-        Describe(report_.rounds.front().result), "; pairwise ", pairs_text);
+    report_.summary =
+        absl::StrCat("nothing stands out: all ", nodes_.size(), " nodes ",
+                     Describe(all), "; pairwise ", pairs_text);
     return absl::OkStatus();
   }
   if (slow.empty()) {
-    // The collective found them, the pairs do not: name the suspects.
-    report_.verdict = suspects_.size() == 1 ? "node" : "nodes";
-    report_.culprits = suspects_;
+    // The collective found them, the pairs do not confirm it: suspects,
+    // not culprits.
+    report_.verdict = "none";
     report_.summary = absl::StrCat(
-        suspects_.size() == 1 ? "node " : "nodes ",
-        absl::StrJoin(suspects_, ", "),
-        " slow in the collective; its pairs look even: ", pairs_text);
+        "nothing confirmed: ", absl::StrJoin(suspects_, ", "),
+        " looked slow in the collective, but no link of the pairwise check "
+        "stands out of the noise: ",
+        pairs_text);
     return absl::OkStatus();
   }
   // A node all of whose links (at least two) are slow is a culprit; a slow
   // link between two other nodes is one too.
   std::map<std::string, std::pair<int, int>> per_node;  // slow, links
-  for (const auto& [key, busbw] : links) {
-    const bool is_slow = busbw < kIsolateSlowFraction * best;
+  for (const auto& [key, runs] : links) {
+    const bool link_slow = is_slow(runs);
     for (const std::string& n : {key.first, key.second}) {
       per_node[n].second++;
-      if (is_slow) per_node[n].first++;
+      if (link_slow) per_node[n].first++;
     }
   }
   std::set<std::string> bad_nodes;
@@ -217,14 +299,24 @@ absl::Status Search::PairwiseCheck() {
 }  // namespace
 
 absl::StatusOr<IsolationReport> Isolate(std::vector<std::string> nodes,
-                                        const IsolationProbe& probe) {
+                                        const IsolationProbe& probe,
+                                        const IsolateOptions& options) {
+  for (const auto& [name, value] :
+       {std::pair<const char*, int>{"repeats", options.repeats},
+        {"pairwise_runs", options.pairwise_runs}}) {
+    if (value < 1 || value > kMaxIsolateRepeats) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": ", value, " is out of range; allowed: 1 to ",
+                       kMaxIsolateRepeats));
+    }
+  }
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   if (nodes.size() < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "nodes: isolation needs at least 2 nodes; got ", nodes.size()));
   }
-  Search search(std::move(nodes), probe);
+  Search search(std::move(nodes), probe, options);
   return search.Run();
 }
 

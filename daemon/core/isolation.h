@@ -4,13 +4,29 @@
 //
 // Each round splits the suspects in two halves and measures the collective
 // on each half, padded with nodes already cleared so that every set spans
-// at least two nodes (a set of one node never crosses the network). A half
-// is slow when it fails or its busbw is below kIsolateSlowFraction x the
-// other half's. One slow half: the suspects become that half, the other is
-// cleared. Neither slow: if the whole set was slow against both halves (or
-// failed), the fault lies between the halves (a link), else nothing stands
-// out and nobody is named. Both slow: more than one fault (or a padding node
-// misbehaves): the search stops with both halves as suspects.
+// at least two nodes (a set of one node never crosses the network). Every
+// set is measured `repeats` times (IsolateOptions): one number is a
+// suspect, never a culprit. A set failed when more than half of its
+// measurements failed. A half is slow when it failed where the other ran,
+// or when the median of its busbw is below kIsolateSlowFraction x the
+// other's median AND its fastest measurement is below the other's slowest
+// (the drop is beyond the spread the two sets show). One slow half: the
+// suspects become that half, the other is cleared. Neither slow: if the
+// whole set was slow against both halves (or failed), the fault lies
+// between the halves (a link), else nothing stands out and nobody is
+// named. Both slow: more than one fault (or a padding node misbehaves):
+// the search stops with both halves as suspects.
+//
+// The pairwise check runs `pairwise_runs` times; a link (its slowest rank
+// pair) is slow only when every run has it kIsolateRunSpreads spreads below
+// the reference (confirmed: one bad number never names it) and the mean of
+// its runs is below kIsolateSlowFraction x the reference and kIsolateSpreads
+// standard errors below it: beyond the measured noise. The reference is the
+// median over the nodes of each node's fastest link; the spread, a robust
+// one of the links' values and of each link's runs (isolation.cc).
+// kIsolateSlowFraction is the regression rule's default threshold (0.9), so
+// that a drop a regression reports can be localised once it stands out of the
+// noise.
 #pragma once
 
 #include <functional>
@@ -22,8 +38,17 @@
 
 namespace fabricpulse::core {
 
-// A half (or the whole set) is slow below this share of the other's busbw.
-inline constexpr double kIsolateSlowFraction = 0.5;
+// A half (or the whole set) is slow below this share of the other's busbw
+// (medians; see above), a link when the mean of its runs is below this
+// share of the reference.
+inline constexpr double kIsolateSlowFraction = 0.9;
+// A link is slow only when the mean of its runs is this many standard
+// errors below the reference, and each run this many spreads below it.
+inline constexpr double kIsolateSpreads = 3;
+inline constexpr double kIsolateRunSpreads = 2;
+inline constexpr int kDefaultIsolateRepeats = 3;
+inline constexpr int kDefaultPairwiseRuns = 3;
+inline constexpr int kMaxIsolateRepeats = 9;
 // The pairwise check covers at most this many nodes (it measures every
 // rank pair of them); a larger suspect set is reported as it is.
 inline constexpr int kMaxPairwiseCheckNodes = 8;
@@ -46,8 +71,9 @@ struct NodePairMeasurement {
 // A step of the search, for the evidence.
 struct IsolationRound {
   std::vector<std::string> nodes;
-  SetMeasurement result;
-  std::string role;  // "all", "half", "pairwise check"
+  SetMeasurement result;  // one measurement (a pairwise check: its fastest
+                          // link, the median of its runs)
+  std::string role;       // "all", "half", "pairwise check"
 };
 
 struct IsolationReport {
@@ -72,9 +98,18 @@ struct IsolationProbe {
       pairwise;
 };
 
+struct IsolateOptions {
+  // Measurements of each set (1..kMaxIsolateRepeats).
+  int repeats = kDefaultIsolateRepeats;
+  // Runs of the pairwise check (1..kMaxIsolateRepeats).
+  int pairwise_runs = kDefaultPairwiseRuns;
+};
+
 // Isolates over `nodes` (at least 2, distinct). Errors: INVALID_ARGUMENT
-// fewer than 2 nodes; the probe's own errors.
+// fewer than 2 nodes, or an option out of range (naming it and the range);
+// the probe's own errors.
 absl::StatusOr<IsolationReport> Isolate(std::vector<std::string> nodes,
-                                        const IsolationProbe& probe);
+                                        const IsolationProbe& probe,
+                                        const IsolateOptions& options = {});
 
 }  // namespace fabricpulse::core

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -13,19 +15,38 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A simulated fabric: every node and link at 10 GB/s unless slowed; a set's
 // collective runs at its slowest link (a ring crosses them all in turn), a
-// failing node fails every set it is in.
+// failing node fails every set it is in. With `noise`, every measurement
+// (a collective, each rank pair of a check) is also scaled by a factor
+// drawn uniformly from [1 - noise, 1 + noise], and with probability
+// `hiccup_rate` halved (a one-off: a busy core, a retransmit), from a
+// fixed generator: the same runs every time for the same seed.
 struct Fabric {
   std::map<std::string, double> node_speed;
   std::map<std::pair<std::string, std::string>, double> link_speed;
   std::set<std::string> failing;
+  double noise = 0;
+  double hiccup_rate = 0;
+  uint64_t state = 7;
   int collectives = 0;
   int pairwise_checks = 0;
+
+  double Uniform() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
+  }
+  double Noisy(double busbw) {
+    if (noise == 0 && hiccup_rate == 0) return busbw;
+    busbw *= 1 - noise + 2 * noise * Uniform();
+    if (Uniform() < hiccup_rate) busbw *= 0.5;
+    return busbw;
+  }
 
   double Link(const std::string& a, const std::string& b) const {
     double s = 10e9;
@@ -59,6 +80,7 @@ struct Fabric {
           m.busbw = std::min(m.busbw, Link(nodes[i], nodes[j]));
         }
       }
+      m.busbw = Noisy(m.busbw);
       return m;
     };
     probe.pairwise = [this](const std::vector<std::string>& nodes)
@@ -70,7 +92,7 @@ struct Fabric {
           out.push_back({nodes[i], nodes[j],
                          failing.count(nodes[i]) || failing.count(nodes[j])
                              ? 0.0
-                             : Link(nodes[i], nodes[j])});
+                             : Noisy(Link(nodes[i], nodes[j]))});
         }
       }
       return out;
@@ -85,9 +107,11 @@ std::vector<std::string> Nodes(int n) {
   return out;
 }
 
-// O(log n): the whole set, two halves a round, one pairwise check.
+// O(log n): the whole set, two halves a round, each measured 3 times;
+// then the pairwise runs.
 int MaxCollectives(int n) {
-  return 1 + 2 * static_cast<int>(std::ceil(std::log2(n)));
+  return kDefaultIsolateRepeats *
+         (1 + 2 * static_cast<int>(std::ceil(std::log2(n))));
 }
 
 TEST(IsolationTest, NamesASlowNode) {
@@ -101,7 +125,7 @@ TEST(IsolationTest, NamesASlowNode) {
       EXPECT_EQ(report->verdict, "node") << report->summary;
       EXPECT_THAT(report->culprits, ElementsAre(absl::StrCat("node-", bad)));
       EXPECT_LE(fabric.collectives, MaxCollectives(n));
-      EXPECT_EQ(fabric.pairwise_checks, 1);
+      EXPECT_EQ(fabric.pairwise_checks, kDefaultPairwiseRuns);
       EXPECT_THAT(report->summary, HasSubstr(absl::StrCat("node-", bad)));
       // The evidence: every set measured, then the check.
       EXPECT_EQ(report->rounds.front().role, "all");
@@ -142,13 +166,94 @@ TEST(IsolationTest, NamesNobodyWhenNothingIsWrong) {
   for (int n : {2, 3, 4, 9}) {
     SCOPED_TRACE(n);
     Fabric fabric;
-    // Ordinary spread: within 30 %.
-    fabric.node_speed["node-1"] = 8e9;
+    // Within the threshold (0.9 of its peers).
+    fabric.node_speed["node-1"] = 9.5e9;
     auto report = Isolate(Nodes(n), fabric.Probe());
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_EQ(report->verdict, "none") << report->summary;
     EXPECT_TRUE(report->culprits.empty());
   }
+}
+
+// The regression rule's drops localise: a node 20 % slow, and a link 30 %
+// slow, are named once they stand out of the spread.
+TEST(IsolationTest, NamesTheDropsARegressionReports) {
+  {
+    Fabric fabric;
+    fabric.node_speed["node-5"] = 8e9;
+    auto report = Isolate(Nodes(8), fabric.Probe());
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_THAT(report->culprits, ElementsAre("node-5")) << report->summary;
+  }
+  {
+    Fabric fabric;
+    fabric.noise = 0.05;
+    fabric.link_speed[{"node-2", "node-3"}] = 7e9;
+    auto report = Isolate(Nodes(4), fabric.Probe());
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->verdict, "link") << report->summary;
+    EXPECT_THAT(report->culprits, ElementsAre("node-2", "node-3"));
+  }
+}
+
+// Measured rates on a noisy fabric (+-15 % per measurement, and 2 % of
+// measurements at half speed), 200 isolations each of 4 and 8 nodes, with
+// the defaults (3 measurements a set, 3 pairwise runs). Measured: healthy,
+// 1 of 400 named someone; a link 30 % slow (3.4 standard deviations of
+// this noise), named alone in 317 of 400, someone else named (beside it or
+// instead) in 6, nobody in the rest ("nothing confirmed": the collective
+// saw it, the pairwise runs did not confirm it). The bounds keep that
+// quality: at most 1 % false alarms, at least 75 % found, at most 2 %
+// wrong. The figures are printed (and in the README).
+TEST(IsolationTest, UnderNoiseNamesNobodyHealthyAndFindsA30PercentLink) {
+  int false_alarms = 0, found = 0, wrong = 0;
+  constexpr int kRuns = 200;
+  for (int n : {4, 8}) {
+    for (int run = 0; run < kRuns; ++run) {
+      Fabric healthy;
+      healthy.noise = 0.15;
+      healthy.hiccup_rate = 0.02;
+      healthy.state = 1000 + run;
+      auto report = Isolate(Nodes(n), healthy.Probe());
+      ASSERT_TRUE(report.ok()) << report.status();
+      if (!report->culprits.empty()) ++false_alarms;
+
+      Fabric bad = healthy;
+      bad.state = 5000 + run;
+      bad.link_speed[{"node-1", absl::StrCat("node-", n - 1)}] = 7e9;
+      report = Isolate(Nodes(n), bad.Probe());
+      ASSERT_TRUE(report.ok()) << report.status();
+      if (report->culprits ==
+          std::vector<std::string>{"node-1", absl::StrCat("node-", n - 1)}) {
+        ++found;
+      } else if (!report->culprits.empty()) {
+        ++wrong;
+      }
+    }
+  }
+  std::printf(
+      "isolation under noise: %d of %d healthy runs named someone; a 30 %% "
+      "slow link found in %d of %d, someone else named in %d\n",
+      false_alarms, 2 * kRuns, found, 2 * kRuns, wrong);
+  EXPECT_LE(false_alarms, 2 * kRuns / 100);
+  EXPECT_GE(found, 2 * kRuns * 3 / 4);
+  EXPECT_LE(wrong, 2 * kRuns / 50);
+}
+
+TEST(IsolationTest, OptionsOutOfRangeAreRefused) {
+  Fabric fabric;
+  IsolateOptions options;
+  options.repeats = 0;
+  auto report = Isolate(Nodes(4), fabric.Probe(), options);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("repeats: 0 is out of range; allowed: 1 to 9"));
+  options.repeats = 1;
+  options.pairwise_runs = 10;
+  report = Isolate(Nodes(4), fabric.Probe(), options);
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("pairwise_runs: 10"));
+  EXPECT_EQ(fabric.collectives, 0);
 }
 
 TEST(IsolationTest, ThreeNodesGoStraightToThePairwiseCheck) {
@@ -158,7 +263,7 @@ TEST(IsolationTest, ThreeNodesGoStraightToThePairwiseCheck) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->verdict, "node") << report->summary;
   EXPECT_THAT(report->culprits, ElementsAre("node-2"));
-  EXPECT_EQ(fabric.collectives, 1);
+  EXPECT_EQ(fabric.collectives, kDefaultIsolateRepeats);
 }
 
 TEST(IsolationTest, TwoBadNodesOfOneHalfAreBothNamed) {
@@ -207,5 +312,6 @@ TEST(IsolationTest, AProbeErrorEndsTheSearch) {
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core
