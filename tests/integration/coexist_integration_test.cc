@@ -26,6 +26,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 class CoexistTest : public ::testing::Test {
  protected:
@@ -351,5 +352,6 @@ TEST_F(CoexistTest, WorkerGpuMemoryWithoutAFigureIsAbsent) {
       absl::Seconds(15)));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

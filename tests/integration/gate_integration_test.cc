@@ -20,6 +20,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 int CountLines(const std::string& text) {
   int n = 0;
@@ -182,5 +183,6 @@ TEST(GateLocalTest, GatesWorkUnderLocal) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

@@ -24,6 +24,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 // Baselines from one earlier sweep, so that the second sweep's steps carry
 // one (and the first's none).
@@ -330,5 +331,6 @@ TEST(ReportBrowserCheckTest, AConsoleErrorIsCaught) {
   std::filesystem::remove_all(dir);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

@@ -27,6 +27,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -278,5 +279,6 @@ TEST_F(TopologyTest, BaselinesFollowBackendVersionAndTopology) {
             1);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

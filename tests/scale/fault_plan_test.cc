@@ -4,6 +4,7 @@
 
 namespace fabricpulse::scale {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(FaultPlanTest, NodeNamesArePaddedToFourDigits) {
   EXPECT_EQ(SimNodeName(0), "sim-0000");
@@ -49,5 +50,6 @@ TEST(FaultPlanTest, RefusesBadEntriesNamingTheFlag) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::scale

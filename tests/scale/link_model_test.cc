@@ -10,6 +10,7 @@
 
 namespace fabricpulse::scale {
 namespace {
+namespace FP_UNITY_ID {
 
 core::Step MakeStep(core::Op op, uint64_t bytes, int index = 0) {
   core::Step step;
@@ -137,5 +138,6 @@ TEST(LinkModelTest, CommInitGrowsWithRanks) {
   EXPECT_GT(CommInitSeconds(model, 1024), CommInitSeconds(model, 64));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::scale

@@ -4,6 +4,7 @@
 
 namespace fabricpulse::scale {
 namespace {
+namespace FP_UNITY_ID {
 
 SweepTimeline Timeline(absl::Time t0, std::vector<int> result_ms, bool ok) {
   SweepTimeline t;
@@ -51,5 +52,6 @@ TEST(SweepTimelineTest, JsonIsOneLineWithEveryFigure) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::scale

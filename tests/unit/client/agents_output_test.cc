@@ -7,6 +7,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -79,5 +80,6 @@ TEST(AgentsOutputTest, CsvHasAHeaderAndOneLinePerAgent) {
             "NVIDIA H200,0:1;1:0,ib0=up;eth0=down\n");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -11,6 +11,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -110,5 +111,6 @@ TEST(BaselineComparisonTest, JsonCarriesTheBaselineOrNull) {
                         "          \"iterations\": null\n"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

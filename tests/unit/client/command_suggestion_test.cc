@@ -4,6 +4,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 const std::vector<std::string> kCommands = {"agents",   "sweep", "results",
                                             "diagnose", "abort", "certs",
@@ -53,5 +54,6 @@ TEST(UnknownCommandMessageTest, SuggestsOrListsTheCommands) {
       "local --help'");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

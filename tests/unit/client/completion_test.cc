@@ -12,6 +12,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -142,5 +143,6 @@ TEST(ManPageTest, RoffEscapes) {
   EXPECT_EQ(RoffEscape("'quote"), "\\&'quote");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -16,6 +16,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -82,5 +83,6 @@ TEST(ConfigCheckTest, AMissingFileIsBadInput) {
               HasSubstr("cannot read"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -7,6 +7,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(HelpTextTest, ExitCodesFooterHasEveryCodeOnce) {
   const std::string footer = ExitCodesFooter();
@@ -35,5 +36,6 @@ TEST(HelpTextTest, WithAllowedAppendsTheNames) {
             "Element type; allowed: float, half");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -14,6 +14,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using google::protobuf::Struct;
 using google::protobuf::Value;
@@ -113,5 +114,6 @@ TEST(IsolationOutputTest, JsonHasTheIsolationOnlyWhenThereIsOne) {
   EXPECT_EQ(half.fields().at("sweep_id").kind_case(), Value::kNullValue);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -10,6 +10,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -140,5 +141,6 @@ TEST(SchedulesOutputTest, JsonAndCsv) {
   EXPECT_THAT(csv, Not(HasSubstr("\"")));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -8,6 +8,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 ReportFlags Flags() {
   ReportFlags f;
@@ -68,5 +69,6 @@ TEST(ReportFlagsTest, SinceTakesDaysHoursAndSecondsWithinRange) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

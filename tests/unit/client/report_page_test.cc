@@ -19,6 +19,7 @@
 
 namespace fabricpulse::client::report {
 namespace {
+namespace FP_UNITY_ID {
 
 int Count(const std::string& text, const std::string& what) {
   return testing::CountSubstrings(text, what);
@@ -248,5 +249,6 @@ TEST(ReportPageTest, SelfContainedAndEscaped) {
   EXPECT_TRUE(absl::StrContains(RenderReportPage(content), "class=\"trends\""));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client::report

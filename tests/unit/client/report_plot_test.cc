@@ -13,6 +13,7 @@
 
 namespace fabricpulse::client::report {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 
@@ -248,5 +249,6 @@ TEST(HeatmapTest, BothHalvesOfEachPairAndFlaggedOnesOutlined) {
       << svg;
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client::report

@@ -28,6 +28,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -521,5 +522,6 @@ TEST(ProgressLineTest, RedrawsInPlaceOnATerminal) {
   close(master);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -10,6 +10,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -138,5 +139,6 @@ TEST(CompareSweepsTest, PrintsTableJsonAndCsv) {
               HasSubstr("all_reduce,1048576,false,float,sum,busbw,"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

@@ -19,6 +19,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using google::protobuf::Struct;
 using google::protobuf::Value;
@@ -330,5 +331,6 @@ TEST(OutputOptionsTest, FlagsAsTyped) {
                         "avg"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

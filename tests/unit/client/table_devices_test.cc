@@ -13,6 +13,7 @@
 
 namespace fabricpulse::client {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -158,5 +159,6 @@ TEST(TablePrinterTimeTest, HeaderEchoesCanonicalNames) {
   EXPECT_THAT(out.str(), Not(HasSubstr("fp32")));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::client

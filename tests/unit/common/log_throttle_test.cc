@@ -4,6 +4,7 @@
 
 namespace fabricpulse::common {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(LogThrottleTest, FirstAtOnceThenOncePerIntervalWithTheCount) {
   LogThrottle t(absl::Seconds(10));
@@ -19,5 +20,6 @@ TEST(LogThrottleTest, FirstAtOnceThenOncePerIntervalWithTheCount) {
   EXPECT_EQ(held, 0u);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::common

@@ -14,6 +14,7 @@
 
 namespace fabricpulse::common {
 namespace {
+namespace FP_UNITY_ID {
 
 class PrivatePathTest : public ::testing::Test {
  protected:
@@ -77,5 +78,6 @@ TEST_F(PrivatePathTest, MissingParentIsNotFound) {
             absl::StatusCode::kNotFound);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::common

@@ -20,6 +20,7 @@
 
 namespace fabricpulse::common {
 namespace {
+namespace FP_UNITY_ID {
 
 class UnixSocketTest : public ::testing::Test {
  protected:
@@ -178,5 +179,6 @@ TEST_F(UnixSocketTest, ListenerPassesOnOnlyTheAllowedPeer) {
   (*listener)->Stop();  // idempotent
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::common

@@ -21,6 +21,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -233,5 +234,6 @@ TEST_F(AutoIsolatorTest, StoppedIsolatorStartsNothing) {
   EXPECT_EQ(cluster_.calls(), 0);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

@@ -12,6 +12,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr char kConfig[] = R"(baseline:
   window: 7
@@ -165,5 +166,6 @@ TEST(ListSchedulesAnswerTest, SchedulerStateAndLastRuns) {
                    Unix(At(1, 31)));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

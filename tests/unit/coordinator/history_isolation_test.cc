@@ -12,6 +12,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 
@@ -210,5 +211,6 @@ TEST_F(HistoryIsolationTest, IsolationSweepsNeverMakeABaseline) {
   EXPECT_TRUE(key->has_value());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

@@ -14,6 +14,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 class HistoryMigrationTest : public HistoryDbTest {
  protected:
@@ -265,5 +266,6 @@ TEST_F(HistoryMigrationTest, VersionNineHistoryIsCheckedAndFitsAnyMethod) {
   EXPECT_EQ(samples->size(), 2u);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

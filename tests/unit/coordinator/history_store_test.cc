@@ -22,6 +22,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -704,5 +705,6 @@ TEST(HistoryStoreMemoryTest, InMemoryStoreWorks) {
   EXPECT_EQ((*store)->ListSweeps(1)->size(), 1u);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

@@ -8,6 +8,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 SweepRecord Sweep(const std::string& id, const std::string& trigger,
                   int64_t started) {
@@ -57,5 +58,6 @@ TEST_F(HistoryTriggerTest, NewestSweepOfEachTriggerWithThePrefix) {
   EXPECT_TRUE(none->empty());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

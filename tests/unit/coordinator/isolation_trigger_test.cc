@@ -6,6 +6,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 const core::IsolateOn kBoth{.regression = true, .failure = true};
 
@@ -92,5 +93,6 @@ TEST(IsolationTriggerTest, SilentOnOneNodeAnAbortACancelOrAYield) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

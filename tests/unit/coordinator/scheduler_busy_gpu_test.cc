@@ -11,6 +11,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -213,5 +214,6 @@ TEST_F(SchedulerBusyGpuTest, OneBusyScheduleDoesNotHoldAnother) {
   EXPECT_THAT(target_.deferred(), ElementsAre("strict:gpu_busy"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

@@ -4,6 +4,7 @@
 
 namespace fabricpulse::coordinator {
 namespace {
+namespace FP_UNITY_ID {
 
 absl::Time At(int hour, int minute) {
   return absl::FromCivil(absl::CivilMinute(2026, 11, 30, hour, minute),
@@ -49,5 +50,6 @@ TEST(MarkDueTest, IndependentSchedules) {
   EXPECT_EQ(states[1].next, At(2, 0) + absl::Hours(24));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

@@ -12,6 +12,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::fabricpulse::testing::Serialize;
 using ::testing::Each;
@@ -117,5 +118,6 @@ TEST_F(SweepBusyGpuTest, APeersErrorFromTheYieldDoesNotMakeItAFailure) {
   EXPECT_THAT(b->abort_causes(), Each(common::AbortCause::kFailure));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

@@ -11,6 +11,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -255,5 +256,6 @@ TEST(StoredDiagnosisTest, RoundTripsAndRefusesOtherDocuments) {
   EXPECT_THAT(bad_kind.status().message(), HasSubstr("'bogus'"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

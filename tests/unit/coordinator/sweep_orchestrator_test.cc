@@ -10,6 +10,7 @@
 
 namespace fabricpulse::testing {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::fabricpulse::testing::Serialize;
 using ::testing::HasSubstr;
@@ -341,5 +342,6 @@ TEST_F(OrchestratorTest, AdhocRegressionsReachTheClientButNoMetric) {
               Not(HasSubstr("fabricpulse_baseline_busbw_bytes_per_second{")));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::testing

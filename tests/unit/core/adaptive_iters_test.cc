@@ -13,6 +13,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -228,5 +229,6 @@ TEST(DescribeAdaptiveTest, NamesTheSettings) {
             "iters auto (tolerance 0.01, min 5, max 100, cap 2s)");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -11,6 +11,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // The scripted times' timer tick: finer than any spread they script.
 constexpr double kTick = 1e-12;
@@ -200,5 +201,6 @@ TEST(RunAdaptiveBatchesTest, ErrorsEndItAtOnce) {
   EXPECT_EQ(run.status().code(), absl::StatusCode::kUnavailable);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

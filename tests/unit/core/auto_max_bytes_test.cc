@@ -14,6 +14,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -318,5 +319,6 @@ TEST(MaxBytesAutoValidateTest, RefusesBadFractionsAndEntries) {
   EXPECT_THAT(message(spec), StartsWith("max_bytes_auto.least_free: "));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -17,6 +17,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -132,5 +133,6 @@ TEST_F(BoundedFileTest, QuotesAtMostAShortPrefixOfALongPath) {
   EXPECT_LT(text.status().message().size(), 400u);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

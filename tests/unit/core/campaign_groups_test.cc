@@ -13,6 +13,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -315,5 +316,6 @@ TEST(PairsWithTest, PrefersAnotherRackThenTheFirstByName) {
   EXPECT_EQ(PairsWith(suspect, {}, "rack", {}), std::nullopt);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

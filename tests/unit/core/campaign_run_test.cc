@@ -10,6 +10,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -188,5 +189,6 @@ TEST(CampaignRunTest, BadSettingsAndGroupsAreRefusedNamingTheField) {
   EXPECT_FALSE(CampaignRun::Create({{}}, Settings(1), kT0).ok());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -18,6 +18,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -263,5 +264,6 @@ TEST(CampaignTest, FalseAlarmRateOnAHealthyNoisyFleetIsMeasuredAndSmall) {
   EXPECT_LE(rate, 1e-3) << named << " of " << node_campaigns;
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -17,6 +17,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 
@@ -156,5 +157,6 @@ TEST(CampaignVerdictTest, SlowNodeFailsAfterSecondPassAndPartnerPasses) {
   EXPECT_LT(bad.evidence.back().busbw, bad.evidence.back().threshold_busbw);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

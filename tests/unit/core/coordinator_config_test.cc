@@ -11,6 +11,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -438,11 +439,13 @@ TEST(CoordinatorConfigTest, SchedulesMayComeBeforePlans) {
   EXPECT_EQ(config->schedules[0].cron, Cron("0 0 * * *", "America/New_York"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(CoordinatorConfigTest, HistoryAndAgentBounds) {
   absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
@@ -517,11 +520,13 @@ TEST(CoordinatorConfigTest, PlanBoundsAndNodeNames) {
             "more than 0s, up to 1h");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // A plan's MoE keys set the shape of its moe ops; bad values name the key
 // and its line; a top-k beyond one rank's experts is fine in a plan (the
@@ -558,5 +563,6 @@ TEST(CoordinatorConfigMoeTest, PlanKeysSetTheShape) {
             "to 4");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -10,6 +10,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -314,5 +315,6 @@ TEST(CronTest, UnknownZone) {
               HasSubstr("unknown zone ''"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

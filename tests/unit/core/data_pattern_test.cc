@@ -13,6 +13,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
                           Op::kBroadcast, Op::kReduce,    Op::kAllToAll,
@@ -315,5 +316,6 @@ TEST(ToleranceTest, ExactForIntegersRelativeForFloats) {
   EXPECT_DOUBLE_EQ(Tolerance(DType::kFp8E5M2, 0), 0.125);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -11,6 +11,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr uint64_t kMiB = 1 << 20;
 const absl::Time kNow = absl::FromUnixSeconds(1700000000);
@@ -631,5 +632,6 @@ TEST(DiagnosisJsonTest, ControlCharactersAndEmptyDiagnosis) {
       "{\"summary\":\"no culprit found\",\"culprits\":[],\"evidence\":[]}");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -9,6 +9,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -97,5 +98,6 @@ TEST(AllDTypeNamesTest, ListsCanonicalNamesInOrder) {
             "bfloat16, fp8_e4m3, fp8_e5m2");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -4,6 +4,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(ParseSecondsOrDurationTest, SecondsOrADurationString) {
   EXPECT_EQ(ParseSecondsOrDuration("30"), absl::Seconds(30));
@@ -20,5 +21,6 @@ TEST(ParseSecondsOrDurationTest, NonFiniteIsInfiniteAndWordsAreNothing) {
   EXPECT_EQ(ParseSecondsOrDuration(""), std::nullopt);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -12,6 +12,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // tests/fuzz/corpus/config/strings.yaml: a quoted key with a newline split
 // the config error over two lines (the contract is one line).
@@ -110,5 +111,6 @@ TEST(FuzzRegressionTest, ConfigErrorsQuoteAShortPrefix) {
   EXPECT_LT(key.status().message().size(), 400u) << key.status().message();
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

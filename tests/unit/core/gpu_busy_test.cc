@@ -6,6 +6,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 GpuProcesses Gpu(std::vector<int64_t> nvml, std::vector<int64_t> ours) {
   GpuProcesses g;
@@ -97,5 +98,6 @@ TEST(GpuBusyTest, ContainerCaseEndToEnd) {
   EXPECT_EQ(OtherComputeProcesses(busy[0], local_busy), 1);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -6,6 +6,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(HostMemoryTest, ParsesMemAvailable) {
   auto bytes = ParseMemAvailable(
@@ -47,5 +48,6 @@ TEST(HostMemoryTest, TheCgroupLimitCapsMemAvailable) {
   EXPECT_EQ(HostAvailableBytes(20 * kGiB, 8 * kGiB, std::nullopt), 20 * kGiB);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
@@ -42,5 +43,6 @@ TEST(LogTest, AHugeMessageIsCut) {
   EXPECT_THAT(out, HasSubstr("... (3129344 more bytes)"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -4,6 +4,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(MeasurementKeyTest, EverySettingThatChangesTheFiguresChangesTheKey) {
   const SweepSpec base;
@@ -38,5 +39,6 @@ TEST(MeasurementKeyTest, EverySettingThatChangesTheFiguresChangesTheKey) {
   EXPECT_EQ(MeasurementKey(plain), MeasurementKey(base));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(MoeDataTest, ElementsRoundTripAndPoisonIsNaN) {
   for (DType dtype : {DType::kBfloat16, DType::kFp8E4M3}) {
@@ -99,5 +100,6 @@ TEST(MoeDataTest, SwappedRowsShow) {
   EXPECT_FALSE(FillMoeRows(DType::kFloat, {}, 1, nullptr).ok());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

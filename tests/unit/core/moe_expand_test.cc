@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -74,5 +75,6 @@ TEST(MoeExpandTest, MaxBytesAutoLeavesMoeOpsOut) {
   EXPECT_EQ(steps->back().op, Op::kMoeDispatch);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -167,5 +168,6 @@ TEST(MoeShapeTest, EachFieldIsCheckedAndNamed) {
             "skew 0, seed 1");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

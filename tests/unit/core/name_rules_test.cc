@@ -12,6 +12,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -125,5 +126,6 @@ TEST(CheckLengthTest, BoundAndEmpty) {
               HasSubstr("...' is 33 bytes long; allowed: 1 to 32 bytes"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -12,6 +12,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -306,5 +307,6 @@ TEST(NodeVerdictBookTest, EvidenceIsBounded) {
   EXPECT_EQ(a.since, kT0);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

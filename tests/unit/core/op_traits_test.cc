@@ -12,6 +12,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -293,5 +294,6 @@ INSTANTIATE_TEST_SUITE_P(
                           std::get<1>(info.param), "ranks");
     });
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

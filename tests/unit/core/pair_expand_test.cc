@@ -9,6 +9,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -77,5 +78,6 @@ TEST(PairExpandTest, RoundsCountTowardsTheStepBound) {
               HasSubstr("rounds for pairwise"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

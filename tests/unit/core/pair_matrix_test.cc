@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 Step PairStep(int round, uint64_t bytes = 1 << 20) {
   Step step;
@@ -152,5 +153,6 @@ TEST(PairMatrixTest, EachPathClassAndSizeIsJudgedAlone) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

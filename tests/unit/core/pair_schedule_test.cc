@@ -7,6 +7,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // Every pair meets exactly once, each round's pairs are disjoint, partners
 // agree both ways, and at most one rank sits a round out (odd counts only).
@@ -58,5 +59,6 @@ TEST(PairScheduleTest, RoundPairsAreOrderedLowFirst) {
   EXPECT_EQ(pairs[0], std::make_pair(0, 1));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

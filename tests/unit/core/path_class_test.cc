@@ -4,6 +4,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(PathClassTest, Names) {
   EXPECT_EQ(PathClassName(PathClass::kNvlink), "nvlink");
@@ -34,5 +35,6 @@ TEST(PathClassTest, OneNodeWithoutNvlinkIsPcieShm) {
   EXPECT_EQ(ClassifyPath({"a", 1, {1}}, {"a", 1, {1}}), PathClass::kPcieShm);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

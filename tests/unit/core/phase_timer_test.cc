@@ -5,6 +5,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(PhaseTimerTest, SummaryNamesEveryPhaseInOrderWithATotal) {
   PhaseTimer timer;
@@ -19,5 +20,6 @@ TEST(PhaseTimerTest, SummaryNamesEveryPhaseInOrderWithATotal) {
   EXPECT_TRUE(absl::EndsWith(s, "us")) << s;
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

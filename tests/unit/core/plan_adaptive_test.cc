@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(PlanAdaptiveTest, ItersAutoTakesDefaults) {
   absl::StatusOr<CoordinatorConfig> config =
@@ -87,5 +88,6 @@ TEST(PlanAdaptiveTest, ShippedNightlyIsAdaptive) {
   EXPECT_FALSE(defaults.plans.at("hourly-allreduce").spec.adaptive.enabled);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

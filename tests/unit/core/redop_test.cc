@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -46,5 +47,6 @@ TEST(RedOpTest, UnknownNameNamesFieldValueAndAllowedNames) {
   EXPECT_EQ(AllRedOpNames(), "sum, prod, min, max, avg");
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

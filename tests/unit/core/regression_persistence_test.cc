@@ -13,6 +13,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 StepRegression Step(const std::string& series, uint64_t bytes, bool regressed,
                     bool before = false) {
@@ -122,5 +123,6 @@ TEST(RegressionPersistenceTest, ConfirmationSilencesANoisyHealthyFabric) {
   EXPECT_GE(first, 100);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -10,6 +10,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr uint64_t kLarge = 64 << 20;  // bandwidth-bound
 constexpr uint64_t kSmall = 1024;      // latency-bound
@@ -161,5 +162,6 @@ TEST(RegressionTest, ABaselineTooNoisyToJudgeTheThresholdSaysSo) {
   EXPECT_FALSE(JudgeStep(rule, kLarge, 1, 1, {}).noisy);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -6,6 +6,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(ComputeStatsTest, EmptyIsAllZero) {
   IterationStats stats = ComputeStats({});
@@ -100,5 +101,6 @@ TEST(ComputeStatsTest, PercentilesAreExactRanksForEveryLength) {
   }
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

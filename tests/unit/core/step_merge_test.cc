@@ -8,6 +8,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr uint64_t kMiB = 1 << 20;
 
@@ -178,11 +179,13 @@ TEST(MergeStepTest, ZeroTimeGivesZeroBandwidthNotInfinity) {
   EXPECT_EQ(merged.busbw, 0);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(MergeStepTest, ListsTheRanksWithTheMostWrongElementsUpToTheBound) {
   const Step step = MakeStep(Op::kAllReduce, kMiB);
@@ -226,5 +229,6 @@ TEST(MergeStepTest, IterationsAreTheCountEveryRankRan) {
   EXPECT_FALSE(MergeStep(step, ranks, 3).iterations_agree);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

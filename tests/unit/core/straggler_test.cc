@@ -6,6 +6,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // A step of `time` seconds of `ranks` ranks whose last rank arrived
 // `lateness` seconds after the median rank, the others within `spread`.
@@ -141,5 +142,6 @@ TEST(StragglerTest, BinomialTail) {
   EXPECT_DOUBLE_EQ(BinomialTail(11, 10, 0.5), 0.0);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -11,6 +11,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 constexpr uint64_t kGiB = 1ull << 30;
 const absl::Time kNow = absl::FromUnixSeconds(1700000000);
@@ -342,5 +343,6 @@ TEST(SweepDiagnosisTest, StateNamesRoundTrip) {
   EXPECT_FALSE(ParseVerdictKind("bogus", &kind));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

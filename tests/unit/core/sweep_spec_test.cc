@@ -16,6 +16,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -575,11 +576,13 @@ TEST(MaxBufferBytesTest, OfAnExpandedSweep) {
   EXPECT_EQ(MaxBufferBytes(*steps, 4), 2 * kMiB);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // Bounds on what a client can put into a spec (limits.h).
 TEST(SpecBoundsTest, ThreeHundredThousandOpsAreRefusedBeforeParsing) {
@@ -644,5 +647,6 @@ TEST(SpecBoundsTest, EveryOpAtEveryFactorTwoSizeFitsTheStepBound) {
   EXPECT_LE(steps->size(), kMaxSteps);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -4,6 +4,7 @@
 
 namespace fabricpulse::core {
 namespace {
+namespace FP_UNITY_ID {
 
 // The derived timeouts keep the values the daemons have always run with.
 TEST(TimeoutBudgetTest, DerivesTheDaemonsTimeouts) {
@@ -47,5 +48,6 @@ TEST(TimeoutBudgetTest, ScalesTheHeartbeatWithTheFleet) {
   EXPECT_EQ(kTimeouts.Lease(1024), absl::Seconds(51.2));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::core

@@ -9,6 +9,7 @@
 
 namespace fabricpulse::security {
 namespace {
+namespace FP_UNITY_ID {
 
 // Every method of the service, from its descriptor: a new RPC that the
 // role table below does not name fails the test.
@@ -149,5 +150,6 @@ TEST(AuthzPolicyTest, ShippedFileIsTheBuiltInPolicy) {
             AuthzPolicy::DefaultJson(Service::kCoordinator, "fabricpulse"));
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::security

@@ -5,6 +5,7 @@
 
 namespace fabricpulse::security {
 namespace {
+namespace FP_UNITY_ID {
 
 TEST(IdentityTest, RoundTripsEveryRole) {
   for (Role role :
@@ -92,5 +93,6 @@ TEST(IdentityTest, RolesParse) {
   EXPECT_NE(bad.status().message().find("allowed"), std::string::npos);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::security

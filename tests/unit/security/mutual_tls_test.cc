@@ -24,6 +24,7 @@
 
 namespace fabricpulse::security {
 namespace {
+namespace FP_UNITY_ID {
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -407,5 +408,6 @@ TEST_F(MutualTlsTest, PolicyFileIsReloadedAndABadOneKeepsTheLastGood) {
       PolicySource::FromFile(dir_ + "/none.json", absl::Seconds(1)).ok());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::security

@@ -5,6 +5,7 @@
 
 namespace fabricpulse::security {
 namespace {
+namespace FP_UNITY_ID {
 
 using ::testing::HasSubstr;
 
@@ -34,5 +35,6 @@ TEST(PeerPinTest, OnlyThePinnedIdentityOfItsRolePasses) {
   EXPECT_TRUE(pin.Check({Role::kCoordinator, "main-2"}).ok());
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::security

@@ -5,6 +5,7 @@
 
 namespace fabricpulse::security {
 namespace {
+namespace FP_UNITY_ID {
 
 KeyAndCertificate Ca() {
   auto ca = CreateCertificateAuthority("test CA", absl::Hours(24));
@@ -68,5 +69,6 @@ TEST(X509Test, MalformedSansAreRefused) {
             absl::StatusCode::kInvalidArgument);
 }
 
+}  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::security
