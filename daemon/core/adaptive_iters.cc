@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/range_error.h"
 #include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::core {
@@ -20,12 +21,6 @@ constexpr double kT975[] = {12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469,
                             2.0930,  2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
                             2.0595,  2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
 constexpr int kTableDof = static_cast<int>(sizeof(kT975) / sizeof(kT975[0]));
-
-absl::Status RangeError(absl::string_view field, absl::string_view value,
-                        absl::string_view allowed) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": ", value, " is out of range; allowed: ", allowed));
-}
 
 }  // namespace
 

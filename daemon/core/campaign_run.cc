@@ -5,17 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/range_error.h"
 
 namespace fabricpulse::core {
-namespace {
-
-absl::Status RangeError(const std::string& field, const std::string& value,
-                        const std::string& allowed) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": ", value, " is out of range; allowed: ", allowed));
-}
-
-}  // namespace
 
 absl::Status CampaignSettings::Validate() const {
   if (max_concurrent_groups < 1 ||

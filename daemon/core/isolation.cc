@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/core/range_error.h"
 #include "daemon/core/regression.h"
 #include "daemon/core/status_macros.h"
 
@@ -34,6 +35,12 @@ bool Slower(const SetSamples& x, const SetSamples& ref) {
   if (!ref.ok) return false;
   return x.median() < kIsolateSlowFraction * ref.median() &&
          x.max() < ref.min();
+}
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / values.size();
 }
 
 std::string Gbps(double bytes_per_second) {
@@ -196,8 +203,7 @@ absl::Status Search::PairwiseCheck(const SetSamples& all) {
     for (const std::string& n : {key.first, key.second}) {
       node_best[n] = std::max(node_best[n], m);
     }
-    double mean = 0;
-    for (double v : runs) mean += v / runs.size();
+    const double mean = Mean(runs);
     for (double v : runs) residuals.push_back(v - mean);
   }
   std::vector<double> bests;
@@ -223,11 +229,9 @@ absl::Status Search::PairwiseCheck(const SetSamples& all) {
   report_.rounds.push_back(check);
   // A link some run missed is not judged.
   auto is_slow = [&](const std::vector<double>& runs) {
-    if (static_cast<int>(runs.size()) != n_runs) return false;
-    double mean = 0;
-    for (double v : runs) mean += v / runs.size();
-    return *std::max_element(runs.begin(), runs.end()) < run_bar &&
-           mean < mean_bar;
+    return static_cast<int>(runs.size()) == n_runs &&
+           *std::max_element(runs.begin(), runs.end()) < run_bar &&
+           Mean(runs) < mean_bar;
   };
   std::vector<std::pair<std::string, std::string>> slow;
   std::vector<std::string> evidence;
@@ -261,9 +265,11 @@ absl::Status Search::PairwiseCheck(const SetSamples& all) {
   }
   // A node all of whose links (at least two) are slow is a culprit; a slow
   // link between two other nodes is one too.
+  const std::set<std::pair<std::string, std::string>> slow_set(slow.begin(),
+                                                               slow.end());
   std::map<std::string, std::pair<int, int>> per_node;  // slow, links
   for (const auto& [key, runs] : links) {
-    const bool link_slow = is_slow(runs);
+    const bool link_slow = slow_set.count(key) > 0;
     for (const std::string& n : {key.first, key.second}) {
       per_node[n].second++;
       if (link_slow) per_node[n].first++;
@@ -305,9 +311,8 @@ absl::StatusOr<IsolationReport> Isolate(std::vector<std::string> nodes,
        {std::pair<const char*, int>{"repeats", options.repeats},
         {"pairwise_runs", options.pairwise_runs}}) {
     if (value < 1 || value > kMaxIsolateRepeats) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ": ", value, " is out of range; allowed: 1 to ",
-                       kMaxIsolateRepeats));
+      return RangeError(name, absl::StrCat(value),
+                        absl::StrCat("1 to ", kMaxIsolateRepeats));
     }
   }
   std::sort(nodes.begin(), nodes.end());

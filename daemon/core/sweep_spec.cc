@@ -11,16 +11,11 @@
 #include "daemon/core/moe_routing.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/pair_schedule.h"
+#include "daemon/core/range_error.h"
 #include "daemon/core/status_macros.h"
 
 namespace fabricpulse::core {
 namespace {
-
-absl::Status RangeError(absl::string_view field, absl::string_view value,
-                        absl::string_view allowed) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": ", value, " is out of range; allowed: ", allowed));
-}
 
 absl::Status ValidateSizes(const SweepSpec& spec) {
   if (spec.min_bytes < 1 || spec.min_bytes > kMaxBytes) {
