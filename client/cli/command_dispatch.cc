@@ -8,6 +8,7 @@
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/diagnose_command.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/nodes_command.h"
 #include "client/commands/plans_command.h"
 #include "client/commands/schedules_command.h"
 #include "client/output/output_options.h"
@@ -22,6 +23,12 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
     return RunPlansCommand(coordinator, set.plans_output);
   if (set.schedules->parsed()) {
     return RunSchedulesCommand(coordinator, set.schedules_output);
+  }
+  if (set.nodes->parsed()) {
+    return RunNodesCommand(coordinator, set.nodes_plan, set.nodes_output);
+  }
+  if (set.campaign->parsed()) {
+    return RunCampaignCommand(coordinator, set.campaign_flags);
   }
   if (set.sweep->parsed()) return RunSweepCommand(coordinator, set.sweep_flags);
   if (set.results->parsed()) {
@@ -57,7 +64,8 @@ absl::Status CheckCommandFlags(const CommandSet& set, int nranks) {
   for (const auto& [command, output] :
        {std::pair{set.agents, &set.agents_output},
         std::pair{set.plans, &set.plans_output},
-        std::pair{set.schedules, &set.schedules_output}}) {
+        std::pair{set.schedules, &set.schedules_output},
+        std::pair{set.nodes, &set.nodes_output}}) {
     if (command->parsed()) return ParseOutputFormat(*output).status();
   }
   return absl::OkStatus();
@@ -71,6 +79,7 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
   for (const Target& t : {Target{set.agents, &set.agents_output},
                           Target{set.plans, &set.plans_output},
                           Target{set.schedules, &set.schedules_output},
+                          Target{set.nodes, &set.nodes_output},
                           Target{set.sweep, &set.sweep_flags.output},
                           Target{set.results, &set.results_flags.output},
                           Target{set.diagnose, &set.diagnose_output},
@@ -81,9 +90,8 @@ absl::Status ApplyGlobalOutput(CommandSet& set, const std::string& output) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      "--output: only agents, plans, schedules, sweep, results, diagnose, "
-      "matrix and isolate "
-      "print formats");
+      "--output: only agents, plans, schedules, nodes, sweep, results, "
+      "diagnose, matrix and isolate print formats");
 }
 
 }  // namespace fabricpulse::client

@@ -311,6 +311,33 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       "List the cron schedules of the coordinator's config: plan, next "
       "firing, whether one waits on busy GPUs or members, and the last run",
       "ListSchedulesResponse", set.schedules_output);
+  set.nodes = AddListing(
+      app, "nodes",
+      "List each campaign plan's verdict per node (pass, degraded, fail, "
+      "suspect, untested) with its evidence, and the newest campaign",
+      "ListNodesResponse", set.nodes_output);
+  set.nodes->add_option("--plan", set.nodes_plan,
+                        "Only this campaign plan (default: every one)");
+  set.campaign = app.add_subcommand(
+      "campaign",
+      "Start a campaign of a campaign plan now: group sweeps over the fleet "
+      "on idle nodes, a verdict per node (see `nodes`)");
+  set.campaign
+      ->add_option("--plan", set.campaign_flags.plan,
+                   "A plan of the coordinator's config with a "
+                   "campaign: block")
+      ->required();
+  set.campaign->add_option("--grouping", set.campaign_flags.grouping,
+                           "node, pairs, groups:K (K 2..1024) or all "
+                           "(default: the plan's)");
+  set.campaign->add_flag("--wait", set.campaign_flags.wait,
+                         "Follow the campaign until it ends; exit 1 when it "
+                         "names a node fail or degraded");
+  set.campaign
+      ->add_option("--timeout", set.campaign_flags.timeout_seconds,
+                   "With --wait: give up waiting after this many seconds")
+      ->check(CLI::Range(1.0, 7 * 24 * 3600.0))
+      ->capture_default_str();
   set.sweep = app.add_subcommand("sweep", "Run a sweep and print results");
   AddSweepFlags(set.sweep, set.sweep_flags);
   set.results = app.add_subcommand("results", "Show the sweep history");

@@ -1,7 +1,7 @@
 // The subcommands that talk to a coordinator (agents, plans, schedules,
-// sweep, results, diagnose, report, abort, matrix, isolate): their flags,
-// added both at the top level and under `local`, and running the one that
-// was parsed.
+// nodes, campaign, sweep, results, diagnose, report, abort, matrix, isolate):
+// their flags, added both at the top level and under `local`, and running the
+// one that was parsed.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "client/commands/campaign_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/isolate_command.h"
 #include "client/commands/matrix_command.h"
@@ -31,6 +32,11 @@ struct CommandSet {
   std::string plans_output = "table";
   CLI::App* schedules = nullptr;
   std::string schedules_output = "table";
+  CLI::App* nodes = nullptr;
+  std::string nodes_plan;
+  std::string nodes_output = "table";
+  CLI::App* campaign = nullptr;
+  CampaignFlags campaign_flags;
   CLI::App* sweep = nullptr;
   CLI::App* abort = nullptr;
   CLI::App* results = nullptr;

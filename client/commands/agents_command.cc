@@ -1,6 +1,7 @@
 #include "client/commands/agents_command.h"
 
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,12 @@ std::string DetailLines(const v1::AgentInfo& a) {
                                     o->append(NicText(nic));
                                   }),
                     "\n");
+  }
+  if (a.labels_size() > 0) {
+    const std::map<std::string, std::string> labels(a.labels().begin(),
+                                                    a.labels().end());
+    absl::StrAppend(&out, "  labels: ",
+                    absl::StrJoin(labels, ",", absl::PairFormatter("=")), "\n");
   }
   return out;
 }

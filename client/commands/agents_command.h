@@ -15,7 +15,8 @@ namespace fabricpulse::client {
 //   RESTARTS, HEARTBEAT, BUSY-GPUS), under it an indented line per GPU
 //   that reports its model, bus id or NVLink peers ("  gpu 0: NVIDIA
 //   H200, bus 00000000:18:00.0, nvlink 1,2") and one for the NICs ("  nics:
-//   ib0 infiniband up 400 Gb/s, eth0 ethernet down"), and a summary line;
+//   ib0 infiniband up 400 Gb/s, eth0 ethernet down"), one for its --labels
+//   ("  labels: pool=train,rack=r1"), and a summary line;
 // - json: the ListAgentsResponse in protobuf's JSON mapping, field names as
 //   in the .proto (snake_case), defaults printed (64-bit integers are
 //   strings, as that mapping has them);

@@ -25,7 +25,10 @@ void PrintPlan(const core::PlanConfig& plan, std::ostream& out) {
       << absl::FormatDuration(s.timeout) << "; nodes "
       << (plan.nodes.empty() ? std::string("all live agents")
                              : absl::StrJoin(plan.nodes, ", "))
-      << "; isolate on " << core::IsolateOnText(plan.isolate_on) << "\n";
+      << "; isolate on " << core::IsolateOnText(plan.isolate_on) << "; "
+      << (plan.campaign ? "campaign " + plan.campaign->Text()
+                        : std::string("one sweep"))
+      << "\n";
 }
 
 void PrintSchedule(const core::ScheduleConfig& schedule, absl::Time now,

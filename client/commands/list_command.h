@@ -56,7 +56,8 @@ template <typename Request, typename Response>
 int RunListCommand(const CoordinatorTarget& coordinator,
                    const std::string& command, const std::string& output,
                    ListCall<Request, Response> call,
-                   ListFormatter<Response> format) {
+                   ListFormatter<Response> format,
+                   const Request& request = Request()) {
   absl::StatusOr<OutputFormat> parsed = ParseOutputFormat(output);
   if (!parsed.ok()) {
     PrintError(std::string(parsed.status().message()));
@@ -66,7 +67,6 @@ int RunListCommand(const CoordinatorTarget& coordinator,
   if (!stub.ok()) return ReportConnectError(stub.status());
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  Request request;
   Response response;
   grpc::Status status = ((**stub).*call)(&ctx, request, &response);
   if (!status.ok()) return ReportCallError(command, status);

@@ -22,7 +22,7 @@ std::string NodesText(const v1::PlanInfo& plan) {
 std::string Table(const v1::ListPlansResponse& resp) {
   std::vector<std::vector<std::string>> rows = {
       {"PLAN", "OPS", "SIZES", "DTYPE", "REDOP", "ITERS", "WARMUP", "CHECK",
-       "PLACEMENT", "TIMEOUT", "NODES", "ISOLATE_ON"}};
+       "PLACEMENT", "TIMEOUT", "NODES", "ISOLATE_ON", "CAMPAIGN"}};
   for (const v1::PlanInfo& p : resp.plans()) {
     const core::SweepSpec s = common::SpecFromProto(p.spec());
     rows.push_back(
@@ -30,7 +30,8 @@ std::string Table(const v1::ListPlansResponse& resp) {
          IterationsText(s), absl::StrCat(s.warmup_iters),
          s.check ? "yes" : "no", s.placement + (s.graph ? ", graph" : ""),
          absl::FormatDuration(s.timeout), NodesText(p),
-         p.isolate_on().empty() ? "off" : absl::StrJoin(p.isolate_on(), ",")});
+         p.isolate_on().empty() ? "off" : absl::StrJoin(p.isolate_on(), ","),
+         p.campaign().empty() ? "-" : p.campaign()});
   }
   const v1::RegressionSettings& r = resp.regression();
   return absl::StrCat(
@@ -47,7 +48,8 @@ std::string Csv(const v1::ListPlansResponse& resp) {
   std::string out =
       "plan,ops,min_bytes,max_bytes,max_bytes_auto,factor,step_bytes,dtype,"
       "redop,root,iters,tolerance,min_iters,max_iters,step_time_cap_s,"
-      "warmup,check,placement,graph,timeout_s,fresh_comm,nodes,isolate_on\n";
+      "warmup,check,placement,graph,timeout_s,fresh_comm,nodes,isolate_on,"
+      "campaign\n";
   for (const v1::PlanInfo& p : resp.plans()) {
     const core::SweepSpec s = common::SpecFromProto(p.spec());
     const core::AdaptiveIters& a = s.adaptive;
@@ -81,7 +83,8 @@ std::string Csv(const v1::ListPlansResponse& resp) {
         absl::StrCat(absl::ToDoubleSeconds(s.timeout)),
         s.fresh_comm ? "true" : "false",
         CsvField(absl::StrJoin(p.nodes(), ";")),
-        CsvField(absl::StrJoin(p.isolate_on(), ";"))};
+        CsvField(absl::StrJoin(p.isolate_on(), ";")),
+        CsvField(p.campaign())};
     absl::StrAppend(&out, absl::StrJoin(fields, ","), "\n");
   }
   return out;

@@ -13,7 +13,8 @@ namespace fabricpulse::client {
 
 // The listing in `format`:
 // - table: one row per plan (PLAN, OPS, SIZES, DTYPE, REDOP, ITERS, WARMUP,
-//   CHECK, PLACEMENT, TIMEOUT, NODES; columns as wide as their values) and a
+//   CHECK, PLACEMENT, TIMEOUT, NODES, ISOLATE_ON, CAMPAIGN: the campaign
+//   settings, "-" for a one-sweep plan; columns as wide as their values) and a
 //   line with the regression settings;
 // - json: the ListPlansResponse in protobuf's JSON mapping (proto field
 //   names, defaults printed);

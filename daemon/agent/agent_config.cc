@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/common/address.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/name_rules.h"
 
 namespace fabricpulse::agent {
@@ -56,6 +57,10 @@ absl::Status AgentConfig::Validate() const {
   if (!health_listen.empty()) {
     auto hp = common::ParseHostPort(health_listen, "--health-listen");
     if (!hp.ok()) return hp.status();
+  }
+  if (absl::Status parsed = core::ParseLabels("--labels", labels).status();
+      !parsed.ok()) {
+    return parsed;
   }
   if (absl::Status name = core::ValidateNodeName("--node-name", node_name);
       !name.ok()) {

@@ -18,6 +18,8 @@ struct AgentConfig {
   std::string listen = "0.0.0.0:0";
   std::string metrics_listen = "0.0.0.0:0";
   std::string node_name;
+  // --labels k=v,... (core/agent_labels.h).
+  std::string labels;
   std::string backend = "auto";
   // Ranks to run (1 to kMaxRanks); not given: one per GPU (nccl) or 1.
   std::optional<int> ranks;

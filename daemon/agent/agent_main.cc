@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
                  "This node's name (default: hostname)")
       ->envname("FABRICPULSE_NODE_NAME")
       ->capture_default_str();
+  app.add_option("--labels", config.labels,
+                 "Labels campaign plans select on and group by, "
+                 "key=value[,key=value...] (at most 16; keys and values of up "
+                 "to 63 of A-Z a-z 0-9 . _ -), e.g. rack=r12,pool=train")
+      ->envname("FABRICPULSE_LABELS");
   app.add_option("--backend", config.backend, "auto, nccl or gloo")
       ->envname("FABRICPULSE_BACKEND")
       ->capture_default_str();

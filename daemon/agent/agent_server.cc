@@ -10,6 +10,7 @@
 #include "daemon/common/port_file.h"
 #include "daemon/common/process.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/log.h"
 #include "daemon/nvml/nvml_library.h"
@@ -127,6 +128,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   identity.backend = backend;
   identity.backend_version = backend;  // until a worker reports its version
   identity.coordinator = config.coordinator;
+  // Validate() parsed them already.
+  identity.labels = *core::ParseLabels("--labels", config.labels);
   identity.release_idle_after =
       config.worker_resources.Parse()->release_idle_after;
   s->service_ = std::make_unique<AgentServiceImpl>(

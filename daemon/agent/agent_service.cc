@@ -55,6 +55,8 @@ v1::AgentInfo AgentServiceImpl::Info() const {
     info.set_running_sweep(running_sweep_);
     info.set_release_idle_after_seconds(
         absl::ToDoubleSeconds(identity_.release_idle_after));
+    info.mutable_labels()->insert(identity_.labels.begin(),
+                                  identity_.labels.end());
   }
   AddWorkers(info);
   if (topology_ != nullptr) topology_->Annotate(info);

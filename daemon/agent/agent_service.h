@@ -15,6 +15,7 @@
 #include "daemon/agent/machine_topology.h"
 #include "daemon/agent/sweep_relay.h"
 #include "daemon/agent/worker_client.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/clock.h"
 #include "fabricpulse/v1/agent.grpc.pb.h"
 
@@ -32,6 +33,7 @@ struct AgentIdentity {
   std::string coordinator;
   // --release-idle-after (AgentInfo.release_idle_after_seconds).
   absl::Duration release_idle_after = absl::ZeroDuration();
+  core::AgentLabels labels;  // --labels
 };
 
 // Thread-safe.

@@ -1,6 +1,7 @@
 #include "daemon/coordinator/agent_info_rules.h"
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
@@ -131,6 +132,8 @@ absl::Status ValidateAgentInfo(const v1::AgentInfo& info) {
   FP_RETURN_IF_ERROR(core::ValidateId("running_sweep", info.running_sweep(),
                                       /*allow_empty=*/true));
   FP_RETURN_IF_ERROR(CheckNics(info));
+  FP_RETURN_IF_ERROR(core::ValidateLabels(
+      "labels", core::AgentLabels(info.labels().begin(), info.labels().end())));
   if (info.workers_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "workers: none listed; allowed: 1 to ", core::kMaxWorkersPerAgent));

@@ -19,10 +19,9 @@ namespace fabricpulse::coordinator {
 // running_sweep (ids, may be empty), at most core::kMaxNicsPerAgent nics
 // (each named by 1 to core::kMaxNicNameLength printable characters, kind
 // infiniband, ethernet or other, state up, down or unknown), and 1 to
-// core::kMaxWorkersPerAgent workers (CheckWorkers with no registered
-// count). Errors: INVALID_ARGUMENT
-// naming the field, its bound and the value's length, quoting at most a
-// short prefix.
+// core::kMaxWorkersPerAgent workers, labels (core::ValidateLabels)
+// (CheckWorkers with no registered count). Errors: INVALID_ARGUMENT naming the
+// field, its bound and the value's length, quoting at most a short prefix.
 absl::Status ValidateAgentInfo(const v1::AgentInfo& info);
 
 // Checks a worker list: at most `registered` workers (the count the agent

@@ -1,6 +1,7 @@
 #include "daemon/coordinator/comm_naming.h"
 
 #include <algorithm>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/limits.h"
@@ -49,6 +50,11 @@ absl::Duration CommNaming::ReleaseMargin(absl::Duration release_idle_after) {
   return std::min(release_idle_after / 10, absl::Seconds(10));
 }
 
+uint64_t CommNaming::RandomIncarnation() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
 std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
                                uint64_t epoch, absl::Time now) {
   const std::string members = MemberKey(agents);
@@ -69,9 +75,9 @@ std::string CommNaming::CommId(const std::vector<v1::AgentInfo>& agents,
   }
   auto name = [&] {
     return absl::StrCat(
-        "c",
-        absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation)),
-                  absl::kZeroPad16));
+        "c", absl::Hex(Fnv1a(absl::StrCat(members, "#", epoch, "#", generation,
+                                          "#", incarnation_)),
+                       absl::kZeroPad16));
   };
   std::string id = name();
   std::vector<std::string> workers;

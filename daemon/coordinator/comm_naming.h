@@ -16,6 +16,15 @@
 // the communicator afresh instead of some reusing one that a peer has
 // destroyed (which hangs or fails the sweep). A worker the mirror does not
 // know yet (first seen since this coordinator started) may hold anything.
+//
+// Ids also carry a random number drawn when the naming is made (once per
+// coordinator process): a restarted coordinator, whose membership epochs
+// and generations start over and whose mirror is empty, never names a
+// communicator that workers cached under the last one (some members may
+// hold it, others have evicted it: reusing it fails the sweep). The first
+// sweep of each member set after a restart creates its communicator
+// afresh; the stale ones leave the workers' caches by eviction or idle
+// release.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +64,8 @@ class CommNaming {
   static absl::Duration ReleaseMargin(absl::Duration release_idle_after);
 
  private:
+  static uint64_t RandomIncarnation();
+  const uint64_t incarnation_ = RandomIncarnation();
   static std::string MemberKey(const std::vector<v1::AgentInfo>& agents);
   // The shortest --release-idle-after among the members; zero: none
   // releases.

@@ -33,6 +33,7 @@ v1::ListPlansResponse ListPlansAnswer(const core::CoordinatorConfig& config) {
     for (const std::string& node : plan.nodes) info.add_nodes(node);
     if (plan.isolate_on.regression) info.add_isolate_on("regression");
     if (plan.isolate_on.failure) info.add_isolate_on("failure");
+    if (plan.campaign) info.set_campaign(plan.campaign->Text());
     if (!AddBounded(std::move(info), answer.mutable_plans(), &bytes)) {
       answer.set_left_out(static_cast<int>(config.plans.size()) -
                           answer.plans_size());

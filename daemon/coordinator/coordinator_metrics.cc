@@ -14,8 +14,8 @@ namespace {
 
 constexpr std::array<const char*, 5> kOutcomes = {
     "succeeded", "failed", "aborted", "interrupted", "preempted"};
-constexpr std::array<const char*, 3> kTriggers = {"cli", "schedule",
-                                                  "isolation"};
+constexpr std::array<const char*, 4> kTriggers = {"cli", "schedule",
+                                                  "isolation", "campaign"};
 // The verdicts of the coordinator's isolations (auto_isolator.h).
 constexpr std::array<const char*, 7> kIsolationVerdicts = {
     "node", "link", "nodes", "none", "gave_up", "skipped", "interrupted"};
@@ -116,7 +116,8 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           registry, "fabricpulse_isolations_total",
           "Isolations the coordinator ran by itself after a plan's sweep "
           "regressed or failed, by verdict")),
-      pairs_(registry) {}
+      pairs_(registry),
+      campaigns_(registry) {}
 
 void CoordinatorMetrics::IsolationFinished(const std::string& plan,
                                            const std::string& verdict) {

@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/coordinator/node_verdict_metrics.h"
 #include "daemon/coordinator/pair_metrics.h"
 #include "daemon/coordinator/step_series_index.h"
 #include "fabricpulse/v1/types.pb.h"
@@ -85,7 +86,8 @@ class CoordinatorMetrics {
   bool WasRegressed(const std::string& plan, const v1::StepResult& result,
                     int nranks);
 
-  // A sweep finished. `trigger`: "cli" or "schedule"; `outcome`:
+  // A sweep finished. `trigger`: "cli", "schedule", "isolation" or
+  // "campaign"; `outcome`:
   // "succeeded", "failed", "aborted", "interrupted" or "preempted". Other
   // values are a caller bug: they are logged and counted as trigger "cli" /
   // outcome "failed", so that the label values stay bounded.
@@ -162,6 +164,8 @@ class CoordinatorMetrics {
   // node, link, nodes, none, gave_up, skipped, interrupted (at most 7
   // series per plan label; only plans with isolate_on have any).
   void IsolationFinished(const std::string& plan, const std::string& verdict);
+  // Campaign plans' node verdict series (node_verdict_metrics.h).
+  NodeVerdictMetrics& campaigns() { return campaigns_; }
 
  private:
   // RecordVerdict's gauges; returns the step's regressions counter.
@@ -192,6 +196,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>& baseline_changes_;
   prometheus::Family<prometheus::Counter>& isolations_;
   PairMetrics pairs_;
+  NodeVerdictMetrics campaigns_;
 
   // Removes every step series of `labels` (the step's label set).
   void RemoveStepSeries(const prometheus::Labels& labels)

@@ -79,6 +79,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                 "interrupted"));
   }
   s->history_->MarkIsolationsInterrupted(absl::Now()).IgnoreError();
+  s->history_->MarkCampaignsInterrupted(absl::Now()).IgnoreError();
   auto metrics = common::MetricsServer::Start(
       config.metrics_listen, "coordinator", config.web_config_file);
   if (!metrics.ok()) return metrics.status();
@@ -117,13 +118,32 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   // Cron schedules run their plans through the same path as the CLI, held
   // back while a member's GPU is busy (unless allowed); they start firing
   // once the server listens.
+  // Campaign plans: group sweeps through the same path, in the background.
+  auto runner = CampaignRunner::Create(
+      &s->config_,
+      [orchestrator = s->orchestrator_.get()](const v1::SweepRequest& request,
+                                              const std::string& trigger,
+                                              const SweepSink& sink) {
+        return orchestrator->Execute(request, trigger, sink);
+      },
+      [orchestrator = s->orchestrator_.get()] {
+        return orchestrator->membership().List();
+      },
+      s->history_.get(), core::RealClock::Get(),
+      &s->coordinator_metrics_->campaigns());
+  if (!runner.ok()) {
+    return absl::InternalError(
+        absl::StrCat("--state-dir: ", runner.status().message()));
+  }
+  s->campaigns_ = *std::move(runner);
   s->schedule_target_ = std::make_unique<OrchestratorScheduleTarget>(
-      s->orchestrator_.get(), s->coordinator_metrics_.get());
+      s->orchestrator_.get(), s->coordinator_metrics_.get(),
+      s->campaigns_.get());
   s->scheduler_ =
       std::make_unique<Scheduler>(schedules, s->schedule_target_.get());
   s->service_ = std::make_unique<CoordinatorServiceImpl>(
       s->orchestrator_.get(), &s->orchestrator_->rendezvous(),
-      s->history_.get(), &s->config_, s->scheduler_.get());
+      s->history_.get(), &s->config_, s->scheduler_.get(), s->campaigns_.get());
 
   auto health = common::HealthEndpoint::Start(
       config.health_listen, {v1::CoordinatorService::service_full_name()});
@@ -161,11 +181,15 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   // history's retention runs after each finished sweep and on a timer.
   SweepOrchestrator* orchestrator = s->orchestrator_.get();
   HistoryRetention* retention = s->retention_.get();
+  CampaignRunner* campaigns = s->campaigns_.get();
   absl::Notification* stop = &s->stop_housekeeping_;
-  s->housekeeping_ = std::thread([orchestrator, retention, stop] {
+  s->housekeeping_ = std::thread([orchestrator, retention, campaigns, stop] {
+    // Verdicts turn untested as time passes: their series every 30 s.
+    int ticks = 0;
     do {
       retention->Tick();
       orchestrator->UpdateAgentMetrics();
+      if (ticks++ % 30 == 0) campaigns->PublishMetrics();
     } while (!stop->WaitForNotificationWithTimeout(absl::Seconds(1)));
   });
   s->health_->SetServing();
@@ -187,6 +211,7 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
   if (scheduler_) scheduler_->RequestStop();
   // Before the abort: an isolation's aborted sweep is then no evidence.
   if (isolator_) isolator_->RequestStop();
+  if (campaigns_) campaigns_->RequestStop();
   if (orchestrator_) {
     orchestrator_->AbortAll();
     // A KvGet holds no thread, but an open call would hold the server's
@@ -195,6 +220,7 @@ void CoordinatorServer::Shutdown(absl::Duration deadline) {
   }
   if (scheduler_) scheduler_->Stop();
   if (isolator_) isolator_->Stop();
+  if (campaigns_) campaigns_->Stop();
   if (server_) server_->Shutdown(absl::ToChronoTime(absl::Now() + deadline));
   // An aborted sweep ends once its agents answered the abort and their
   // streams drained, each bounded by the budget.

@@ -14,6 +14,7 @@
 #include "daemon/common/metrics_server.h"
 #include "daemon/common/state_dir_lock.h"
 #include "daemon/coordinator/auto_isolator.h"
+#include "daemon/coordinator/campaign_runner.h"
 #include "daemon/coordinator/coordinator_daemon_config.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/coordinator_service.h"
@@ -73,6 +74,8 @@ class CoordinatorServer {
   // Runs sweeps through orchestrator_: declared after it, so destroyed
   // first (Shutdown stops it before that).
   std::unique_ptr<AutoIsolator> isolator_;
+  // Likewise: campaign plans' group sweeps.
+  std::unique_ptr<CampaignRunner> campaigns_;
   // Before service_, which reads their state.
   std::unique_ptr<OrchestratorScheduleTarget> schedule_target_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_status.h"
+#include "daemon/coordinator/campaign_listing.h"
 #include "daemon/coordinator/config_listing.h"
 #include "daemon/coordinator/history_convert.h"
 #include "daemon/coordinator/kv_get_reactor.h"
@@ -17,12 +18,13 @@ namespace fabricpulse::coordinator {
 CoordinatorServiceImpl::CoordinatorServiceImpl(
     SweepOrchestrator* orchestrator, RendezvousStore* store,
     HistoryStore* history, const core::CoordinatorConfig* config,
-    Scheduler* scheduler)
+    Scheduler* scheduler, CampaignRunner* campaigns)
     : orchestrator_(orchestrator),
       store_(store),
       history_(history),
       config_(config),
-      scheduler_(scheduler) {}
+      scheduler_(scheduler),
+      campaigns_(campaigns) {}
 
 grpc::Status CoordinatorServiceImpl::Register(
     grpc::ServerContext* context, const v1::RegisterRequest* request,
@@ -223,6 +225,34 @@ grpc::Status CoordinatorServiceImpl::ListSchedules(
   auto newest = history_->NewestByTrigger(ScheduleTrigger(""));
   if (!newest.ok()) return common::ToGrpcStatus(newest.status());
   *response = ListSchedulesAnswer(states, *newest);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::StartCampaign(
+    grpc::ServerContext* context, const v1::StartCampaignRequest* request,
+    v1::StartCampaignResponse* response) {
+  if (campaigns_ == nullptr) {
+    return common::ToGrpcStatus(
+        absl::UnavailableError("this coordinator runs no campaigns"));
+  }
+  absl::StatusOr<std::string> id =
+      campaigns_->Start(request->plan(), "cli", request->grouping());
+  if (!id.ok()) return common::ToGrpcStatus(id.status());
+  response->set_campaign_id(*id);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::ListNodes(
+    grpc::ServerContext* context, const v1::ListNodesRequest* request,
+    v1::ListNodesResponse* response) {
+  if (campaigns_ == nullptr) return grpc::Status::OK;
+  absl::StatusOr<std::vector<PlanNodeStatus>> nodes =
+      campaigns_->Nodes(request->plan());
+  if (!nodes.ok()) return common::ToGrpcStatus(nodes.status());
+  absl::StatusOr<std::vector<CampaignRecord>> newest =
+      campaigns_->NewestCampaigns(request->plan());
+  if (!newest.ok()) return common::ToGrpcStatus(newest.status());
+  *response = ListNodesAnswer(*nodes, *newest);
   return grpc::Status::OK;
 }
 

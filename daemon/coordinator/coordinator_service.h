@@ -3,6 +3,7 @@
 // requests and statuses and decides nothing itself.
 #pragma once
 
+#include "daemon/coordinator/campaign_runner.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/rendezvous_store.h"
 #include "daemon/coordinator/scheduler.h"
@@ -32,7 +33,8 @@ class CoordinatorServiceImpl final
   CoordinatorServiceImpl(SweepOrchestrator* orchestrator,
                          RendezvousStore* store, HistoryStore* history,
                          const core::CoordinatorConfig* config = nullptr,
-                         Scheduler* scheduler = nullptr);
+                         Scheduler* scheduler = nullptr,
+                         CampaignRunner* campaigns = nullptr);
   // Waits up to `timeout` for the threads of RunSweep calls to end (after
   // the server has shut down); whether they did.
   bool WaitForSweepThreads(absl::Duration timeout) {
@@ -82,6 +84,14 @@ class CoordinatorServiceImpl final
   grpc::Status ListSchedules(grpc::ServerContext* context,
                              const v1::ListSchedulesRequest* request,
                              v1::ListSchedulesResponse* response) override;
+  // CampaignRunner::Start's errors; UNAVAILABLE without a runner.
+  grpc::Status StartCampaign(grpc::ServerContext* context,
+                             const v1::StartCampaignRequest* request,
+                             v1::StartCampaignResponse* response) override;
+  // CampaignRunner::Nodes's and the history's errors.
+  grpc::Status ListNodes(grpc::ServerContext* context,
+                         const v1::ListNodesRequest* request,
+                         v1::ListNodesResponse* response) override;
 
  private:
   // Heartbeat's work: checks the caller is the agent id's node, records the
@@ -96,6 +106,7 @@ class CoordinatorServiceImpl final
   HistoryStore* const history_;
   const core::CoordinatorConfig* const config_;
   Scheduler* const scheduler_;
+  CampaignRunner* const campaigns_;
   SweepThreads sweep_threads_;
 };
 

@@ -237,6 +237,7 @@ std::vector<v1::AgentInfo> Membership::List() {
     info.set_state(record.lost ? "lost" : "alive");
     info.set_seconds_since_heartbeat(
         absl::ToDoubleSeconds(now - record.last_heartbeat));
+    info.set_reserved_sweep(record.busy_with);
     out.push_back(info);
   }
   return out;

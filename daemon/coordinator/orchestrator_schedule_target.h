@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "daemon/coordinator/campaign_runner.h"
 #include "daemon/coordinator/coordinator_metrics.h"
 #include "daemon/coordinator/scheduler.h"
 #include "daemon/coordinator/sweep_orchestrator.h"
@@ -16,8 +17,12 @@ namespace fabricpulse::coordinator {
 class OrchestratorScheduleTarget final : public ScheduleTarget {
  public:
   // `orchestrator` and `metrics` must outlive this object.
+  // `campaigns` (null: none) starts the schedules of campaign plans: such
+  // a firing starts a campaign and returns (a campaign of the plan still
+  // running skips it); the campaign looks at busy GPUs node by node.
   OrchestratorScheduleTarget(SweepOrchestrator* orchestrator,
-                             CoordinatorMetrics* metrics);
+                             CoordinatorMetrics* metrics,
+                             CampaignRunner* campaigns = nullptr);
 
   absl::StatusOr<std::vector<BusyGpu>> BusyGpus(
       const core::ScheduleConfig& schedule) override;
@@ -29,6 +34,7 @@ class OrchestratorScheduleTarget final : public ScheduleTarget {
  private:
   SweepOrchestrator* const orchestrator_;
   CoordinatorMetrics* const metrics_;
+  CampaignRunner* const campaigns_;
 };
 
 }  // namespace fabricpulse::coordinator

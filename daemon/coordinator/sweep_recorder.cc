@@ -229,9 +229,10 @@ v1::SweepEvent SweepRecorder::Finish(
     }
   }
   metrics_->SweepFinished(plan_.plan_name,
-                          absl::StartsWith(trigger_, "schedule") ? "schedule"
-                          : isolation_                           ? "isolation"
-                                                                 : "cli",
+                          absl::StartsWith(trigger_, "schedule")    ? "schedule"
+                          : absl::StartsWith(trigger_, "campaign:") ? "campaign"
+                          : isolation_ ? "isolation"
+                                       : "cli",
                           outcome, absl::ToDoubleSeconds(duration),
                           clock_->Now());
   v1::SweepEvent finished;

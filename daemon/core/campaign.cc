@@ -37,7 +37,8 @@ void Campaign::Busy(int id, const std::vector<std::string>& busy,
 }
 
 GroupResult Campaign::ResultOf(const CampaignGroup& group,
-                               const GroupMeasurement& m) const {
+                               const GroupMeasurement& m,
+                               const PeerReference* peers) const {
   GroupResult result;
   result.nodes = group.nodes;
   result.ok = m.ok;
@@ -48,10 +49,9 @@ GroupResult Campaign::ResultOf(const CampaignGroup& group,
   result.error = m.error;
   if (options_.expected_busbw > 0) {
     result.reference_busbw = options_.expected_busbw;
-  } else if (auto it = references_.find(group.nodes.size());
-             it != references_.end()) {
-    result.reference_busbw = it->second.median;
-    result.reference_spread = it->second.spread;
+  } else if (peers != nullptr && peers->median > 0) {
+    result.reference_busbw = peers->median;
+    result.reference_spread = peers->spread;
   }
   return result;
 }
@@ -70,30 +70,65 @@ absl::Status Campaign::Measured(int id, const GroupMeasurement& measurement,
   if (!group.second_pass && !judged_) {
     held_.push_back({std::move(group), measurement});
   } else {
-    recorded = book_->Record(ResultOf(group, measurement));
+    auto it = references_.find(group.nodes.size());
+    recorded = Record(ResultOf(
+        group, measurement, it == references_.end() ? nullptr : &it->second));
     if (!group.second_pass) PlanSecondPasses(now);
   }
   JudgeFirstPassWhenDone(now);
   return recorded;
 }
 
+absl::Status Campaign::Record(const GroupResult& result) {
+  absl::Status recorded = book_->Record(result);
+  if (recorded.ok() && options_.on_record) options_.on_record(result);
+  return recorded;
+}
+
 void Campaign::JudgeFirstPassWhenDone(absl::Time now) {
   if (judged_ || !run_.FirstPassDone(now)) return;
   judged_ = true;
-  std::map<size_t, std::vector<double>> by_size;
-  for (const Held& held : held_) {
-    if (held.measurement.ok && !held.measurement.data_wrong) {
-      by_size[held.group.nodes.size()].push_back(held.measurement.busbw);
-    }
+  // Each group's peers: the other measured groups of its node count.
+  auto measured = [](const Held& h) {
+    return h.measurement.ok && !h.measurement.data_wrong;
+  };
+  std::map<size_t, std::vector<double>> all;
+  for (const Held& h : held_) {
+    if (measured(h)) all[h.group.nodes.size()].push_back(h.measurement.busbw);
   }
-  for (const auto& [size, busbw] : by_size) {
+  // Beyond kLeaveOneOutMax peers one group moves neither the median nor the
+  // spread materially: all of them are the reference (O(G) instead of
+  // O(G^2) at fleet scale).
+  std::map<size_t, PeerReference> large;
+  for (const auto& [size, busbw] : all) {
+    if (busbw.size() > kLeaveOneOutMax) large[size] = PeerReferenceOf(busbw);
+  }
+  std::vector<GroupResult> results;
+  for (size_t i = 0; i < held_.size(); ++i) {
+    const size_t size = held_[i].group.nodes.size();
+    PeerReference peers;
+    if (auto it = large.find(size); it != large.end()) {
+      peers = it->second;
+    } else {
+      std::vector<double> others;
+      for (size_t j = 0; j < held_.size(); ++j) {
+        if (j != i && held_[j].group.nodes.size() == size &&
+            measured(held_[j])) {
+          others.push_back(held_[j].measurement.busbw);
+        }
+      }
+      peers = PeerReferenceOf(others);
+    }
+    results.push_back(ResultOf(held_[i].group, held_[i].measurement, &peers));
+  }
+  for (const auto& [size, busbw] : all) {
     PeerReference ref = PeerReferenceOf(busbw);
     if (ref.median > 0) references_[size] = ref;
   }
-  for (const Held& held : held_) {
+  for (const GroupResult& result : results) {
     // The book refuses only malformed results, which Create's groups and
     // finite times rule out; a refusal leaves that node's verdict as it was.
-    (void)book_->Record(ResultOf(held.group, held.measurement));
+    (void)Record(result);
   }
   held_.clear();
   PlanSecondPasses(now);

@@ -6,19 +6,27 @@
 // time.
 //
 // The reference: `expected_busbw` when the plan sets one (an absolute
-// threshold, as for a machine type), else the median of the first pass's
-// measured groups of the same node count, with their spread
-// (core/peer_reference.h), so that only a deviation beyond what healthy
-// peers show is low or bad. First-pass results are held until the first
-// pass is done (every first-pass node measured, or the window over): only
-// then are all peers known. They are judged then, in the order they came,
-// and the second passes the book asks for are scheduled at once; each node
-// gets at most one second pass per campaign, and second-pass results are
-// judged as they come against the same references.
+// threshold, as for a machine type), else the median of peers' busbw with
+// their spread (core/peer_reference.h), so that only a deviation beyond
+// what healthy peers show is low or bad. Peers are the first pass's other
+// measured groups of the same node count: each first-pass group is judged
+// against every peer but itself (leave-one-out: a slow group never drags
+// down, or widens, the reference it is judged by; with more than
+// kLeaveOneOutMax such groups, one group moves neither, and all of them are
+// the reference). Second passes are
+// judged against all measured first-pass groups of their node count (a
+// median and a robust spread: a slow group among them moves neither much;
+// leaving out the groups judged low instead would shrink the spread and
+// confirm noise: 24 false alarms in 16,000 node-campaigns against 5).
+// First-pass results are held until the first pass is done (every first-pass
+// node measured, or the window over): only then are all peers known. They are
+// judged then, in the order they came, and the second passes the book asks for
+// are scheduled at once; each node gets at most one second pass per campaign.
 //
 // Thread-safety: thread-compatible.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -34,6 +42,10 @@
 
 namespace fabricpulse::core {
 
+// Up to this many measured groups of a node count, each is judged against
+// the others alone; beyond, against all of them (see Campaign).
+inline constexpr size_t kLeaveOneOutMax = 64;
+
 // How one group sweep ended, as the campaign needs it.
 struct GroupMeasurement {
   bool ok = false;  // the sweep completed (false: failed, dead agent...)
@@ -48,6 +60,8 @@ struct CampaignOptions {
   CampaignSettings settings;
   std::string group_by;       // label key for second-pass partners
   double expected_busbw = 0;  // > 0: the reference instead of peers'
+  // Called with each result the book recorded, in order (to keep it).
+  std::function<void(const GroupResult&)> on_record;
 };
 
 struct CampaignSummary {
@@ -55,7 +69,8 @@ struct CampaignSummary {
   std::vector<std::string> unmeasured;  // first-pass nodes never measured
   int second_passes = 0;                // scheduled so far
   bool first_pass_judged = false;
-  // Reference per group node count (absent: fewer than kMinPeers peers).
+  // The reference per group node count that second passes are judged
+  // against (absent: fewer than kMinPeers measured groups).
   std::map<size_t, PeerReference> references;
 };
 
@@ -94,9 +109,11 @@ class Campaign {
         fleet_(std::move(fleet)),
         options_(options),
         book_(book) {}
-  GroupResult ResultOf(const CampaignGroup& group,
-                       const GroupMeasurement& m) const;
+  // `peers`: the reference to judge by (null: none).
+  GroupResult ResultOf(const CampaignGroup& group, const GroupMeasurement& m,
+                       const PeerReference* peers) const;
   void JudgeFirstPassWhenDone(absl::Time now);
+  absl::Status Record(const GroupResult& result);
   void PlanSecondPasses(absl::Time now);
 
   CampaignRun run_;

@@ -164,6 +164,8 @@ void CampaignRun::Busy(int id, const std::vector<std::string>& busy,
   }
   const std::set<std::string> busy_set(busy.begin(), busy.end());
   for (const std::string& node : group.nodes) {
+    // A partner lent to a lone node was measured already: it is only freed.
+    if (measured_.count(node) > 0) continue;
     const bool is_busy = busy_set.empty() || busy_set.count(node) > 0;
     loose_[node] = is_busy ? retry : now;
   }

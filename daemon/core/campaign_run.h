@@ -80,6 +80,8 @@ class CampaignRun {
   // The group could not start because `busy` of its nodes are busy (GPUs in
   // use, or in another sweep): those are retried at now + busy_retry, the
   // others are free to regroup now. An empty `busy` retries every member.
+  // A member this campaign measured already (a partner lent to a lone
+  // node) is only freed, never retried.
   void Busy(int id, const std::vector<std::string>& busy, absl::Time now);
 
   // Second passes: each group alone of its own kind (sorted nodes, any

@@ -294,7 +294,7 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
 
 bool operator==(const PlanConfig& a, const PlanConfig& b) {
   return a.name == b.name && SpecsEqual(a.spec, b.spec) && a.nodes == b.nodes &&
-         a.isolate_on == b.isolate_on;
+         a.isolate_on == b.isolate_on && a.campaign == b.campaign;
 }
 
 bool operator==(const ScheduleConfig& a, const ScheduleConfig& b) {
@@ -360,6 +360,9 @@ CoordinatorConfig DefaultCoordinatorConfig() {
   nightly.spec.adaptive.enabled = true;
   nightly.spec.adaptive.min_iters = 4;
   nightly.spec.adaptive.max_iters = 8;
+  // The shipped file's campaign: pairs across racks, 2 h window.
+  nightly.campaign.emplace();
+  nightly.campaign->grouping.group_by = "rack";
   config.plans.emplace(nightly.name, nightly);
 
   PlanConfig hourly;

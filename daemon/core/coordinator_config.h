@@ -39,6 +39,9 @@
 //                                # number of seconds
 //       fresh_comm: false        # new communicator for this sweep
 //       nodes: []                # empty = all live agents
+//       campaign: {}             # run as a campaign of group sweeps
+//                                # with a verdict per node
+//                                # (campaign_config.h); absent: one sweep
 //       isolate_on: [regression, failure]  # after a sweep with a
 //                                # regressed step or a fault, on >= 2
 //                                # nodes, the coordinator isolates the
@@ -100,12 +103,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "daemon/core/campaign_config.h"
 #include "daemon/core/cron.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/sweep_spec.h"
@@ -135,6 +140,8 @@ struct PlanConfig {
   SweepSpec spec;
   std::vector<std::string> nodes;  // empty = all live agents
   IsolateOn isolate_on;
+  // Set: the plan runs as a campaign of group sweeps (campaign_config.h).
+  std::optional<CampaignConfig> campaign;
 };
 
 struct ScheduleConfig {
@@ -186,10 +193,11 @@ absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfigFile(
     const std::string& path);
 
 // The shipped default (also deploy/config/coordinator.yaml): plan
-// "nightly-full" (all six common ops, 8 B to 1 GiB, factor 2, 60 s timeout)
-// scheduled "nightly" at 02:00 UTC, and plan "hourly-allreduce" (all_reduce,
-// 1 MiB to 256 MiB, factor 4) scheduled "hourly" at minute 30 of every hour
-// (off the nightly's start minute), UTC.
+// "nightly-full" (all six common ops, 8 B to 1 GiB, factor 2, 60 s timeout),
+// a campaign of pairs across racks (group_by: rack) with the campaign
+// defaults, scheduled "nightly" at 02:00 UTC, and plan "hourly-allreduce"
+// (all_reduce, 1 MiB to 256 MiB, factor 4) scheduled "hourly" at minute 30 of
+// every hour (off the nightly's start minute), UTC.
 CoordinatorConfig DefaultCoordinatorConfig();
 
 }  // namespace fabricpulse::core

@@ -280,6 +280,13 @@ SecondPassPlan NodeVerdictBook::PlanSecondPasses(
   return plan;
 }
 
+std::vector<std::string> NodeVerdictBook::Nodes() const {
+  std::vector<std::string> out;
+  out.reserve(nodes_.size());
+  for (const auto& [name, state] : nodes_) out.push_back(name);
+  return out;
+}
+
 void NodeVerdictBook::Forget(const std::string& node) { nodes_.erase(node); }
 
 }  // namespace fabricpulse::core

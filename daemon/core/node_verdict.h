@@ -168,6 +168,9 @@ class NodeVerdictBook {
                                   const std::string& group_by,
                                   absl::Time now) const;
 
+  // Every node the book holds, by name.
+  std::vector<std::string> Nodes() const;
+
   // Drops a node that left the fleet (its state is the book's only growth).
   void Forget(const std::string& node);
 

@@ -182,6 +182,8 @@ absl::Status ReadPlanFields(const Fields& fields, const std::string& path,
       }
     } else if (key == "isolate_on") {
       status = ReadIsolateOnField(field, sub, plan.isolate_on);
+    } else if (key == "campaign") {
+      status = ReadCampaignField(field, sub, plan.campaign);
     }
     if (!status.ok()) return status;
   }
@@ -381,11 +383,11 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
                        "has no fields; write {} for a plan with all defaults");
   }
   std::vector<absl::string_view> keys = {
-      "ops",       "min_bytes", "max_bytes", "factor",    "step_bytes",
-      "dtype",     "redop",     "root",      "iters",     "warmup",
-      "check",     "placement", "graph",     "timeout",   "fresh_comm",
-      "nodes",     "tolerance", "min_iters", "max_iters", "step_time_cap",
-      "isolate_on"};
+      "ops",        "min_bytes", "max_bytes", "factor",    "step_bytes",
+      "dtype",      "redop",     "root",      "iters",     "warmup",
+      "check",      "placement", "graph",     "timeout",   "fresh_comm",
+      "nodes",      "tolerance", "min_iters", "max_iters", "step_time_cap",
+      "isolate_on", "campaign"};
   for (absl::string_view key : MoePlanKeys()) keys.push_back(key);
   absl::StatusOr<Fields> fields = ReadMap(field.value, field.line, path, keys);
   if (!fields.ok()) return fields.status();
@@ -421,6 +423,18 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
         absl::StrCat("min_bytes..max_bytes gives more than ", kMaxSteps,
                      " sizes; raise factor or step_bytes, or narrow the "
                      "range"));
+  }
+  if (plan.campaign && !plan.campaign->judge_op.empty()) {
+    std::vector<std::string> ops;
+    for (Op op : resolved->ops) ops.emplace_back(OpName(op));
+    if (std::find(ops.begin(), ops.end(), plan.campaign->judge_op) ==
+        ops.end()) {
+      return ConfigError(
+          fields->at("campaign").line, JoinPath(path, "campaign.judge_op"),
+          absl::StrCat(QuotePrefix(plan.campaign->judge_op),
+                       " is not one of the plan's ops; allowed: ",
+                       absl::StrJoin(ops, ", ")));
+    }
   }
   return plan;
 }

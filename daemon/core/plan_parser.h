@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,12 @@ absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
 // the key (or the element) and the allowed values.
 absl::Status ReadIsolateOnField(const Field& field, absl::string_view path,
                                 IsolateOn& out);
+
+// A plan's campaign block (plan_campaign.cc, campaign_config.h). Errors:
+// INVALID_ARGUMENT naming the key (plans.<name>.campaign.<key>) and its
+// allowed range.
+absl::Status ReadCampaignField(const Field& field, absl::string_view path,
+                               std::optional<CampaignConfig>& out);
 
 // A list of strings, each with its 1-based line. Errors: INVALID_ARGUMENT
 // when the value is not a list or an element is not a string.

@@ -27,7 +27,8 @@ constexpr absl::string_view kCoordinatorPolicy = R"json({
       "source": {"principals": ["spiffe://TD/operator/*"]},
       "request": {"paths": [
         "/fabricpulse.v1.CoordinatorService/RunSweep",
-        "/fabricpulse.v1.CoordinatorService/AbortSweep"
+        "/fabricpulse.v1.CoordinatorService/AbortSweep",
+        "/fabricpulse.v1.CoordinatorService/StartCampaign"
       ]}
     },
     {
@@ -43,7 +44,8 @@ constexpr absl::string_view kCoordinatorPolicy = R"json({
         "/fabricpulse.v1.CoordinatorService/Diagnose",
         "/fabricpulse.v1.CoordinatorService/Stats",
         "/fabricpulse.v1.CoordinatorService/ListPlans",
-        "/fabricpulse.v1.CoordinatorService/ListSchedules"
+        "/fabricpulse.v1.CoordinatorService/ListSchedules",
+        "/fabricpulse.v1.CoordinatorService/ListNodes"
       ]}
     },
     {

@@ -29,8 +29,9 @@ class AuthzPolicy {
   // The built-in policy, as JSON (also shipped as
   // deploy/config/authz-policy.json for the default trust domain):
   // coordinator: agents may Register, Heartbeat, KvSet and KvGet; operators
-  // RunSweep and AbortSweep; operators and viewers ListAgents, ListSweeps,
-  // GetSweep, Diagnose, Stats, ListPlans and ListSchedules. Agent: only the
+  // RunSweep, AbortSweep and StartCampaign; operators and viewers
+  // ListAgents, ListSweeps, GetSweep, Diagnose, Stats, ListPlans,
+  // ListSchedules and ListNodes. Agent: only the
   // coordinator. Both: any authenticated peer may ask grpc.health.v1.
   static std::string DefaultJson(Service service,
                                  absl::string_view trust_domain);

@@ -82,6 +82,12 @@ fabricpulse_node:panel_14_A  | empty | fabricpulse_wrong_elements_total: no rank
 # GPU busy: Gloo agents have no GPUs, so the agent's NVML probe never
 # starts and exports no fabricpulse_agent_gpu_busy series.
 fabricpulse_node:panel_7_A   | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents have no GPU to probe (NVML check off)
+# Node verdicts: this cluster's config has no campaign plan, so none of
+# the campaign series exist (tests/integration/campaign_check.sh checks
+# them on a real campaign).
+fabricpulse_fleet:panel_18_A | empty | no campaign plan in this config: no fabricpulse_node_verdict series
+fabricpulse_fleet:panel_19_A | empty | no campaign plan in this config: no fabricpulse_campaign_coverage_ratio series
+fabricpulse_fleet:panel_20_A | empty | no campaign plan in this config: no fabricpulse_node_verdict series
 # Day-over-day comparison: this Prometheus is seconds old.
 fabricpulse_op_drilldown:panel_2_C | empty | offset 1d: no data a day ago in a fresh Prometheus
 # Regressions: the last quick sweep ran with rank 3 throttled (step 4);

@@ -48,7 +48,7 @@ TEST(CliUsageTest, AMistypedCommandGetsASuggestion) {
   EXPECT_TRUE(absl::StartsWith(
       far.err,
       "fabricpulse: unknown command 'frobnicate'; commands: agents, "
-      "plans, schedules, sweep, "))
+      "plans, schedules, nodes, campaign, sweep, "))
       << far.err;
   CliResult none = RunCli({});
   EXPECT_EQ(none.exit_code, client::kExitBadInput);
@@ -131,8 +131,8 @@ TEST_F(CliGlobalFlagsTest, GlobalFlagsWorkAfterTheCommand) {
       RunCli({"--output", "json", "--coordinator", coordinator, "abort"});
   EXPECT_EQ(no_formats.exit_code, client::kExitBadInput);
   EXPECT_EQ(no_formats.err,
-            "fabricpulse: --output: only agents, plans, schedules, sweep, "
-            "results, diagnose, matrix and isolate print formats\n");
+            "fabricpulse: --output: only agents, plans, schedules, nodes, "
+            "sweep, results, diagnose, matrix and isolate print formats\n");
 }
 
 TEST_F(CliGlobalFlagsTest, BuildInfoCarriesTheVersion) {

@@ -63,9 +63,11 @@ for ((i = 0; i < nodes; i++)); do agent_ids+=("agent/node-$i"); done
 netns_tls "${agent_ids[@]}"
 
 # cluster_start [COORDINATOR FLAG...]: the coordinator (with the flags) and
-# one agent per node; returns once every agent is alive with 1 rank.
+# one agent per node; returns once every agent is alive with 1 rank. A
+# function `agent_flags NODE_INDEX`, when the check defines one, prints more
+# flags for that node's agent (e.g. --labels).
 cluster_start() {
-  local i
+  local i extra
   # Started with `ip netns exec` directly, so $! is the daemon itself.
   # shellcheck disable=SC2046  # tls_of's words are separate arguments
   ip netns exec "$(ns_of 0)" "$bin/fabricpulse-coordinator" --listen "$(ip_of 0):0" \
@@ -75,11 +77,13 @@ cluster_start() {
   wait_for 30 grep -qs '^metrics=' "$dir/coord.ports" || { fail "coordinator did not start"; exit 1; }
   coord=$(port_of "$dir/coord.ports")
   for ((i = 0; i < nodes; i++)); do
-    # shellcheck disable=SC2046
+    extra=""
+    if declare -F agent_flags >/dev/null; then extra=$(agent_flags "$i"); fi
+    # shellcheck disable=SC2046,SC2086
     ip netns exec "$(ns_of "$i")" "$bin/fabricpulse-agent" --coordinator "$coord" \
       --listen "$(ip_of "$i"):0" --metrics-listen 127.0.0.1:0 --node-name "node-$i" \
       --backend gloo --ranks 1 --port-file "$dir/node-$i.ports" $(tls_of "agent-node-$i") \
-      --run-dir "$dir" 2>"$dir/node-$i.log" &
+      --run-dir "$dir" $extra 2>"$dir/node-$i.log" &
     pids+=($!)
   done
   wait_for 60 alive || { fail "cluster not ready: $(cli agents 2>&1)"; exit 1; }

@@ -24,7 +24,7 @@ namespace {
 // node, and the step caps of the daemons (512).
 constexpr int kPlans = 1, kPlanOps = 1, kPlanSteps = 8;
 constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
-constexpr int kCoordinatorBound = 11 + 20 * (kPlans + 1) + 7 * kPlans +
+constexpr int kCoordinatorBound = 11 + 25 * (kPlans + 1) + 7 * kPlans +
                                   (kPlanOps + 9) + 8 * (kPlanSteps + kStepCap) +
                                   kRanks + kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/core/node_verdict.h"
 #include "daemon/core/regression.h"
 
 struct sqlite3;
@@ -122,6 +123,34 @@ struct IsolationRecord {
   std::vector<std::string> culprits;
   std::string summary;
   std::vector<IsolationRoundRecord> rounds;  // in order
+};
+
+// Campaigns (campaign_rows.cc, schema version 11). The history keeps at
+// most kMaxStoredNodeResults group results (all plans; the oldest go) and
+// kMaxStoredCampaigns campaigns.
+inline constexpr int kMaxStoredNodeResults = 100000;
+inline constexpr int kMaxStoredCampaigns = 1000;
+inline constexpr char kCampaignRunning[] = "running";
+inline constexpr char kCampaignFinished[] = "finished";
+inline constexpr char kCampaignInterrupted[] = "interrupted";
+
+// One campaign's summary, as it stands (running) or ended.
+struct CampaignRecord {
+  std::string id;
+  std::string plan;
+  std::string trigger;
+  std::string grouping;  // core::GroupingText, with ",group_by=KEY"
+  absl::Time started = absl::InfinitePast();
+  absl::Time finished = absl::InfinitePast();  // InfinitePast while running
+  std::string status;  // kCampaignRunning, kCampaignFinished, ...
+  int fleet = 0;       // nodes of the first pass
+  int measured = 0;
+  int untested = 0;  // verdicts of the fleet's nodes at the end (or now)
+  int pass = 0;
+  int degraded = 0;
+  int fail = 0;
+  int suspect = 0;
+  int second_passes = 0;
 };
 
 // What a baseline is kept apart by, beside plan, nranks and the step.
@@ -349,6 +378,27 @@ class HistoryStore {
   // Turns every isolation still "running" into "interrupted", finished at
   // `now` (call once at start, like MarkInterrupted). Returns how many.
   absl::StatusOr<int> MarkIsolationsInterrupted(absl::Time now);
+
+  // Campaigns (campaign_rows.cc). Appends one judged group result of
+  // `plan`'s campaigns, then removes the oldest beyond `max_rows` (tests
+  // lower it). Errors: INVALID_ARGUMENT an empty plan or node list, or an
+  // infinite time.
+  absl::Status SaveNodeResult(absl::string_view plan,
+                              const core::GroupResult& result,
+                              int max_rows = kMaxStoredNodeResults);
+  // `plan`'s stored results, oldest first (as they were judged).
+  absl::StatusOr<std::vector<core::GroupResult>> NodeResults(
+      absl::string_view plan);
+  // Inserts or replaces the campaign `campaign.id`, then removes the oldest
+  // beyond kMaxStoredCampaigns. Errors: INVALID_ARGUMENT an empty id.
+  absl::Status SaveCampaign(const CampaignRecord& campaign);
+  // The newest `limit` campaigns of `plan` (every plan when empty), newest
+  // first.
+  absl::StatusOr<std::vector<CampaignRecord>> ListCampaigns(
+      absl::string_view plan, int limit);
+  // Turns every campaign still "running" into "interrupted", finished at
+  // `now` (call once at start). Returns how many.
+  absl::StatusOr<int> MarkCampaignsInterrupted(absl::Time now);
 
  private:
   explicit HistoryStore(sqlite3* db) : db_(db) {}

@@ -184,6 +184,44 @@ ALTER TABLE sweeps ADD COLUMN method_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE steps ADD COLUMN wrong_checked INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE steps ADD COLUMN baseline_noisy INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 11 (issue 28): campaigns, and the group results their node verdicts
+    // rest on, in the order they were judged (a restart replays them into
+    // each plan's verdict book). Kept apart from sweeps: a verdict outlives
+    // the retention of the sweeps behind it, within its own bound.
+    R"sql(
+CREATE TABLE node_results (
+  id INTEGER PRIMARY KEY,
+  plan TEXT NOT NULL,
+  at_unix_nanos INTEGER NOT NULL,
+  nodes TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  data_wrong INTEGER NOT NULL,
+  busbw REAL,
+  reference_busbw REAL NOT NULL,
+  reference_spread REAL NOT NULL,
+  sweep_id TEXT NOT NULL,
+  error TEXT NOT NULL
+);
+CREATE INDEX node_results_by_plan ON node_results (plan, id);
+CREATE TABLE campaigns (
+  id TEXT PRIMARY KEY NOT NULL,
+  plan TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  grouping TEXT NOT NULL,
+  started_unix_nanos INTEGER NOT NULL,
+  finished_unix_nanos INTEGER,
+  status TEXT NOT NULL,
+  fleet INTEGER NOT NULL,
+  measured INTEGER NOT NULL,
+  untested INTEGER NOT NULL,
+  pass INTEGER NOT NULL,
+  degraded INTEGER NOT NULL,
+  fail INTEGER NOT NULL,
+  suspect INTEGER NOT NULL,
+  second_passes INTEGER NOT NULL
+);
+CREATE INDEX campaigns_by_start ON campaigns (started_unix_nanos);
+)sql",
 };
 
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));

@@ -141,5 +141,40 @@ g.dashboard(
       unit='s',
       w=8,
     ),
+
+    g.row('Node verdicts (campaign plans)'),
+    g.stat(
+      'Nodes by verdict',
+      'Nodes of each campaign plan by verdict (fabricpulse_node_verdict == 1): pass, degraded, fail (confirmed by a second measurement), suspect (one bad result, its second pass pending), untested (no result within the validity window).',
+      [g.target('count by (plan, verdict) (fabricpulse_node_verdict{plan=~"$plan"} == 1)', '{{plan}} {{verdict}}')],
+      w=12,
+      thresholds=g.thresholds([{ color: 'blue', value: null }]),
+    ),
+    g.stat(
+      'Campaign coverage',
+      'Measured share of the first-pass nodes of each campaign plan\'s newest ended campaign (FabricPulseCampaignCoverageLow below 90 %).',
+      [g.target('fabricpulse_campaign_coverage_ratio{plan=~"$plan"}', '{{plan}}')],
+      unit='percentunit',
+      w=12,
+      thresholds=g.thresholds([
+        { color: 'red', value: null },
+        { color: 'orange', value: 0.9 },
+        { color: 'green', value: 0.99 },
+      ]),
+    ),
+    g.table(
+      'Node verdicts',
+      'Each node\'s verdict in each campaign plan (node x verdict), worst first; `fabricpulse nodes` shows the evidence. Click a node for its dashboard.',
+      [g.tableTarget('fabricpulse_node_verdict{plan=~"$plan", verdict!="pass"} == 1')],
+      w=24,
+      transformations=[{
+        id: 'organize',
+        options: { excludeByName: { [c]: true for c in scrapeLabels + ['Value'] }, indexByName: {}, renameByName: {} },
+      }],
+      overrides=[g.override('node', {
+        links: [{ title: 'Node dashboard', url: '/d/fabricpulse-node/fabricpulse-node?var-node=${__value.raw}&${__url_time_range}' }],
+      })],
+      sortBy=[{ desc: false, displayName: 'verdict' }],
+    ),
   ],
 )

@@ -37,6 +37,18 @@ TEST(AgentConfigTest, RanksOutOfRangeAreRefusedWithTheRange) {
   }
 }
 
+TEST(AgentConfigTest, LabelsAreCheckedNamingTheFlag) {
+  AgentConfig config = Valid();
+  config.labels = "rack=r12,pool=train";
+  EXPECT_TRUE(config.Validate().ok());
+  config.labels = "rack";
+  EXPECT_EQ(config.Validate().message(),
+            "--labels: entry 'rack' has no '='; write "
+            "key=value[,key=value...]");
+  config.labels = "rack=r 12";
+  EXPECT_EQ(config.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(AgentConfigTest, GlooProbeGpusAreATestSeamForGlooOnly) {
   AgentConfig config = Valid();
   config.backend = "gloo";

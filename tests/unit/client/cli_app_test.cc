@@ -72,7 +72,7 @@ TEST(CliAppTest, TheGlobalOutputIsRefusedForACommandWithoutFormats) {
   absl::Status applied = ApplyGlobalOutput(t.direct, "json");
   EXPECT_EQ(applied.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(applied.message(),
-            "--output: only agents, plans, schedules, sweep, results, "
+            "--output: only agents, plans, schedules, nodes, sweep, results, "
             "diagnose, matrix and isolate print formats");
 }
 

@@ -45,8 +45,13 @@ TEST(ConfigCheckTest, TheShippedConfigIsValidAndSummarized) {
                               "reduce_scatter, alltoall, broadcast, sendrecv; "
                               "8 to 1G (factor 2);"));
   EXPECT_THAT(text, HasSubstr("iters auto (1 % tolerance, 4 to 8"));
-  // The shipped plans never isolate by themselves.
-  EXPECT_THAT(text, HasSubstr("; isolate on off\n"));
+  // The shipped plans never isolate by themselves; the nightly one is a
+  // campaign of pairs across racks.
+  EXPECT_THAT(text, HasSubstr("; isolate on off; one sweep\n"));
+  EXPECT_THAT(text, HasSubstr("; isolate on off; campaign pairs by rack, "
+                              "window 2h, 16 groups or 50 % of the nodes at "
+                              "once, busy retry 5m, warn 0.9, critical 0.7, "
+                              "valid 24h\n"));
   EXPECT_THAT(text, Not(HasSubstr("isolate on regression")));
   EXPECT_THAT(text, HasSubstr("schedule nightly: plan nightly-full, cron \"0 2 "
                               "* * *\" (UTC); next: 2026-12-02 02:00 UTC, "

@@ -2,6 +2,7 @@
 // and the aligned table they share.
 #include <string>
 
+#include "client/commands/nodes_command.h"
 #include "client/commands/plans_command.h"
 #include "client/commands/schedules_command.h"
 #include "client/output/text_table.h"
@@ -86,7 +87,8 @@ TEST(PlansOutputTest, TableHasEachPlanItsSpecAndTheRegressionRule) {
   EXPECT_THAT(text, HasSubstr("node-a,node-b"));
   EXPECT_THAT(text, HasSubstr("ISOLATE_ON"));
   EXPECT_THAT(text, HasSubstr("regression,failure"));
-  EXPECT_THAT(text, HasSubstr("  off\n"));  // the adaptive plan's
+  EXPECT_THAT(text, HasSubstr("  off                 -\n"));  // adaptive's
+  EXPECT_THAT(text, HasSubstr("CAMPAIGN"));
   EXPECT_THAT(text, HasSubstr("iters auto (2 % tolerance, 5 to 100"));
   EXPECT_THAT(text, HasSubstr("# 2 plan(s); a step regresses when its busbw "
                               "is below 90 % of its baseline, the median of "
@@ -108,7 +110,7 @@ TEST(PlansOutputTest, CsvHasAHeaderAndOneLinePerPlan) {
   EXPECT_THAT(text, HasSubstr("plan,ops,min_bytes,max_bytes,"));
   EXPECT_THAT(text, HasSubstr("\nquick,all_reduce;alltoall,1024,16384,0,4,0,"
                               "float,sum,0,3,,,,,1,true,both,false,60,false,"
-                              "node-a;node-b,regression;failure\n"));
+                              "node-a;node-b,regression;failure,\n"));
   EXPECT_THAT(text, HasSubstr("\nadaptive,all_gather,"));
   EXPECT_THAT(text, HasSubstr(",auto,0.02,5,100,2,"));
 }
@@ -139,6 +141,84 @@ TEST(SchedulesOutputTest, JsonAndCsv) {
   EXPECT_THAT(csv, HasSubstr(",sweep-7,succeeded,1796000000.000,"
                              "1796000060.500\n"));
   EXPECT_THAT(csv, Not(HasSubstr("\"")));
+}
+
+v1::ListNodesResponse Nodes() {
+  v1::ListNodesResponse r;
+  v1::NodeVerdictInfo* ok = r.add_nodes();
+  ok->set_plan("nightly");
+  ok->set_node("gpu-1");
+  ok->set_verdict("pass");
+  ok->set_since_unix_seconds(1796300000);
+  ok->set_last_tested_unix_seconds(1796300000);
+  v1::NodeEvidenceInfo* e = ok->add_evidence();
+  e->set_sweep_id("s-1");
+  e->add_group("gpu-1");
+  e->add_group("gpu-2");
+  e->set_finding("good");
+  e->set_busbw_bytes_per_second(40e9);
+  e->set_reference_busbw_bytes_per_second(41e9);
+  e->set_detail("ok");
+  v1::NodeVerdictInfo* bad = r.add_nodes();
+  bad->set_plan("nightly");
+  bad->set_node("gpu-2");
+  bad->set_verdict("fail");
+  v1::NodeEvidenceInfo* f = bad->add_evidence();
+  f->set_sweep_id("s-2");
+  f->add_group("gpu-2");
+  f->add_group("gpu-3");
+  f->set_finding("bad");
+  f->set_busbw_bytes_per_second(4e9);
+  f->set_reference_busbw_bytes_per_second(41e9);
+  f->set_threshold_busbw_bytes_per_second(28.7e9);
+  f->set_blamed(true);
+  f->set_detail("below critical");
+  v1::NodeVerdictInfo* never = r.add_nodes();
+  never->set_plan("nightly");
+  never->set_node("gpu-9");
+  never->set_verdict("untested");
+  v1::CampaignInfo* c = r.add_campaigns();
+  c->set_campaign_id("c1");
+  c->set_plan("nightly");
+  c->set_grouping("pairs");
+  c->set_status("finished");
+  c->set_fleet(3);
+  c->set_measured(2);
+  c->set_pass(1);
+  c->set_fail(1);
+  c->set_untested(1);
+  c->set_second_passes(2);
+  return r;
+}
+
+TEST(NodesOutputTest, TableHasEachVerdictItsNewestEvidenceAndTheCampaign) {
+  const std::string text = FormatNodes(Nodes(), OutputFormat::kTable);
+  EXPECT_THAT(text, HasSubstr("PLAN "));
+  EXPECT_THAT(text, HasSubstr("ok: 40.00 GB/s (reference 41.00 GB/s); group "
+                              "gpu-1+gpu-2; sweep s-1"));
+  EXPECT_THAT(text,
+              HasSubstr("below critical: 4.00 GB/s (reference 41.00 GB/s, "
+                        "threshold 28.70 GB/s); group gpu-2+gpu-3; sweep s-2"));
+  EXPECT_THAT(text, HasSubstr("2026-12-03 12:13:20"));
+  EXPECT_THAT(text, HasSubstr("untested  -"));
+  EXPECT_THAT(text, HasSubstr("# campaign c1 of nightly (pairs) finished: 2 of "
+                              "3 node(s) measured; pass 1, degraded 0, fail 1, "
+                              "suspect 0, untested 1; 2 second pass(es)\n"));
+  EXPECT_THAT(FormatNodes(v1::ListNodesResponse(), OutputFormat::kTable),
+              HasSubstr("no node has a verdict"));
+}
+
+TEST(NodesOutputTest, CsvHasOneLinePerNodeAndJsonTheResponse) {
+  const std::string csv = FormatNodes(Nodes(), OutputFormat::kCsv);
+  EXPECT_THAT(csv, HasSubstr("plan,node,verdict,since_unix_s,"));
+  EXPECT_THAT(csv, HasSubstr("\nnightly,gpu-2,fail,0,0,bad,4000000000,"
+                             "41000000000,28700000000,gpu-2;gpu-3,s-2,below "
+                             "critical\n"));
+  EXPECT_THAT(csv, HasSubstr("\nnightly,gpu-9,untested,0,0,,,,,,,\n"));
+  EXPECT_THAT(csv, HasSubstr("\nnightly,gpu-1,pass,1796300000,1796300000,"));
+  const std::string json = FormatNodes(Nodes(), OutputFormat::kJson);
+  EXPECT_THAT(json, HasSubstr("\"verdict\":\"fail\""));
+  EXPECT_THAT(json, HasSubstr("\"campaign_id\":\"c1\""));
 }
 
 }  // namespace FP_UNITY_ID

@@ -31,6 +31,18 @@ TEST(CommNamingTest, WithoutReleaseTheIdNeverChangesByTime) {
   EXPECT_EQ(naming.CommId(agents, 3, kT0 + absl::Hours(100)), id);
 }
 
+// Found by tests/integration/campaign_check.sh: a restarted coordinator
+// (epochs and generations start over, an empty mirror) named a
+// communicator that one worker still cached and its peer had evicted: the
+// sweep failed. Each naming (coordinator process) has its own ids.
+TEST(CommNamingTest, ARestartedCoordinatorNeverReusesTheLastOnesIds) {
+  const auto agents = Members(0, 0);
+  CommNaming before;
+  CommNaming after;
+  EXPECT_NE(before.CommId(agents, 3, kT0), after.CommId(agents, 3, kT0));
+  EXPECT_EQ(after.CommId(agents, 3, kT0), after.CommId(agents, 3, kT0));
+}
+
 TEST(CommNamingTest, MembersInUseKeepTheirCommunicator) {
   CommNaming naming;
   const auto agents = Members(600, 600);

@@ -52,6 +52,7 @@ TEST_F(HistoryMigrationTest, VersionFourStepsGetTheirSpecsIters) {
     AddSweep(*store, "broken", "not json");
   }
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
       "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
@@ -87,6 +88,7 @@ TEST_F(HistoryMigrationTest, VersionFiveStepsHaveNoRound) {
     AddSweep(*store, "old", R"({"ops":["all_reduce"],"iters":50})");
   }
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
       "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
@@ -118,6 +120,7 @@ TEST_F(HistoryMigrationTest, VersionSixSweepsHaveNoBaselineChange) {
                     .ok());
   }
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
       "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
@@ -145,6 +148,7 @@ TEST_F(HistoryMigrationTest, VersionSevenHistoryHasNoRankMapAndNoMean) {
     AddSweep(*store, "old", R"({"iters":20})");
   }
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
       "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "
@@ -206,6 +210,7 @@ TEST_F(HistoryMigrationTest, VersionNineHistoryIsCheckedAndFitsAnyMethod) {
                     .ok());
   }
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE steps DROP COLUMN wrong_checked; ALTER TABLE steps DROP "
       "COLUMN baseline_noisy; ALTER TABLE sweeps DROP COLUMN method_key; "
       "PRAGMA user_version = 9");

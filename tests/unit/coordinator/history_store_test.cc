@@ -532,6 +532,7 @@ TEST_F(HistoryStoreTest, MigratesAVersionOneDatabaseKeepingItsSweeps) {
   // baseline change note or versioned baseline index, no pairwise rounds, no
   // mean rank time, no rank map, no isolations.
   RawExec(
+      "DROP TABLE node_results; DROP TABLE campaigns; "
       "ALTER TABLE sweeps DROP COLUMN method_key; ALTER TABLE steps DROP "
       "COLUMN wrong_checked; ALTER TABLE steps DROP COLUMN baseline_noisy; "
       "DROP TABLE isolation_rounds; DROP TABLE isolations; "

@@ -146,6 +146,16 @@ TEST_F(MembershipTest, TopologyFactsAreKeptAndBounded) {
   bad = info;
   bad.mutable_nics(0)->set_state("flapping");
   EXPECT_THAT(refused(bad), HasSubstr("nics[0].state"));
+  bad = info;
+  (*bad.mutable_labels())["rack"] = "r 1";
+  EXPECT_THAT(refused(bad), HasSubstr("labels: value 'r 1' is not allowed"));
+  bad = info;
+  for (int i = 0; i < 17; ++i) {
+    (*bad.mutable_labels())["k" + std::to_string(i)] = "v";
+  }
+  EXPECT_THAT(
+      refused(bad),
+      HasSubstr("labels: 17 labels is out of range; allowed: up to 16"));
   // A heartbeat's workers are held to the same bounds.
   auto id = m.Register(info);
   ASSERT_TRUE(id.ok());

@@ -121,6 +121,40 @@ TEST(CampaignRunTest, ANodeBusyForTheWholeWindowEndsUnmeasured) {
   EXPECT_THAT(run.Due(now), IsEmpty());  // nothing starts after the window
 }
 
+// Found by tests/integration/campaign_check.sh: a busy node's retry borrows
+// a measured partner; when the node is still busy, the partner must only be
+// freed, not queued as if it needed a measurement (it was measured again
+// and again, once per retry, with another lent partner).
+TEST(CampaignRunTest, ABorrowedPartnerIsFreedNotRemeasuredWhenTheNodeIsBusy) {
+  CampaignRun run = NewRun({{"a", "b"}, {"c", "d"}}, Settings(4));
+  std::vector<CampaignGroup> due = run.Due(kT0);
+  ASSERT_EQ(due.size(), 2u);
+  run.Busy(due[0].id, {"a"}, kT0);  // b is regrouped with a measured node
+  run.Measured(due[1].id);
+  due = run.Due(kT0);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_THAT(due[0].nodes, ElementsAre("b", "c"));
+  run.Measured(due[0].id);
+  absl::Time now = kT0;
+  int groups = 0;
+  for (int wakes = 0; !run.Finished(now); ++wakes) {
+    ASSERT_LT(wakes, 100) << "the campaign never ends";
+    now = run.NextWake(now);
+    ASSERT_LT(now, absl::InfiniteFuture());
+    for (const CampaignGroup& g : run.Due(now)) {
+      ++groups;
+      // Each retry is a with one measured partner, and a is still busy.
+      ASSERT_EQ(g.nodes.size(), 2u);
+      EXPECT_EQ(g.nodes[0], "a");
+      run.Busy(g.id, {"a"}, now);
+      // The partner is free, but needs nothing: no group starts now.
+      EXPECT_THAT(run.Due(now), IsEmpty());
+    }
+  }
+  EXPECT_EQ(groups, 5);  // at 10, 20, ..., 50 min: a alone is retried
+  EXPECT_THAT(run.Unmeasured(), ElementsAre("a"));
+}
+
 TEST(CampaignRunTest, ALoneNodeWithNoPartnerWaitsUntilTheWindowEnds) {
   // Two nodes, one busy throughout: the other cannot be measured in pairs.
   CampaignRun run = NewRun({{"a", "b"}}, Settings(4));

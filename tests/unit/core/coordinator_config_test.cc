@@ -266,7 +266,8 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
             "config line 2: timezon: unknown key; allowed: agents, baseline, "
             "history, plans, schedules, timezone");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
-            "config line 4: plans.p.iter: unknown key; allowed: check, dtype, "
+            "config line 4: plans.p.iter: unknown key; allowed: campaign, "
+            "check, dtype, "
             "factor, fresh_comm, graph, isolate_on, iters, max_bytes, "
             "max_iters, min_bytes, min_iters, moe_dtype, moe_experts, "
             "moe_hidden, moe_seed, moe_skew, moe_tokens, moe_topk, nodes, ops, "

@@ -49,7 +49,9 @@ TEST(AuthzPolicyTest, CoordinatorDefaultIsTheRoleTable) {
       {"Diagnose", {"operator", "viewer"}},
       {"Stats", {"operator", "viewer"}},
       {"ListPlans", {"operator", "viewer"}},
-      {"ListSchedules", {"operator", "viewer"}}};
+      {"ListSchedules", {"operator", "viewer"}},
+      {"StartCampaign", {"operator"}},
+      {"ListNodes", {"operator", "viewer"}}};
   const std::vector<std::string> methods = CoordinatorMethods();
   ASSERT_EQ(methods.size(), allowed.size());
   for (const std::string& method : methods) {
