@@ -134,7 +134,7 @@ absl::StatusOr<std::string> CampaignRunner::Start(const std::string& plan,
   for (const v1::AgentInfo& agent : agents_()) {
     registered.insert(agent.node_name());
   }
-  absl::MutexLock lock(&mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   if (stopping_) {
     return absl::UnavailableError("the coordinator is shutting down");
   }
@@ -182,14 +182,18 @@ absl::StatusOr<std::string> CampaignRunner::Start(const std::string& plan,
   SaveSummary(*active, kCampaignRunning);
   ++state.rotation;
   state.active = active;
-  // The last campaign's driver has left its lock for good: it only returns.
-  if (state.driver.joinable()) state.driver.join();
+  // The last campaign's driver has ended but may still publish the metrics
+  // (which takes the lock): it is joined once the lock is released.
+  std::thread previous = std::move(state.driver);
   ++running_;
   FP_LOG_INFO(absl::StrCat("campaign ", active->id, " of plan ", plan, " (",
                            r.grouping, ") started over ", fleet.size(),
                            " node(s)"));
   state.driver = std::thread([this, active] { Drive(active); });
-  return active->id;
+  const std::string id = active->id;
+  lock.Release();
+  if (previous.joinable()) previous.join();
+  return id;
 }
 
 void CampaignRunner::SaveSummary(Active& active, const std::string& status) {

@@ -220,6 +220,25 @@ TEST_F(CampaignRunnerTest, AHealthyFleetIsCoveredInPairsAndNobodyNamed) {
   EXPECT_EQ(stored->size(), 5u);
 }
 
+// The next campaign of a plan starts right after the last one ended (its
+// driver joined off the lock) and pairs the nodes differently.
+TEST_F(CampaignRunnerTest, CampaignsInARowRotatePartners) {
+  auto runner = NewRunner();
+  RunToEnd(*runner);
+  const auto first = fleet_.groups();
+  const CampaignRecord r = RunToEnd(*runner);
+  EXPECT_EQ(r.measured, 10);
+  const auto all = fleet_.groups();
+  ASSERT_EQ(all.size(), 10u);
+  const std::set<std::vector<std::string>> before(first.begin(), first.end());
+  int repeated = 0;
+  for (size_t i = 5; i < all.size(); ++i) repeated += before.count(all[i]);
+  EXPECT_LT(repeated, 5);
+  auto listed = history_->ListCampaigns("camp", 10);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 2u);
+}
+
 TEST_F(CampaignRunnerTest, ASlowNodeIsConfirmedByTheSecondPassAndNobodyElse) {
   fleet_.SetSlow("node-5");
   auto runner = NewRunner();
