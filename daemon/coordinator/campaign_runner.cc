@@ -30,7 +30,9 @@ struct CampaignRunner::Active {
   };
   std::vector<Done> done;
   int in_flight = 0;
-  std::vector<std::thread> groups;
+  // Running group sweeps' threads by group id; each is joined as its
+  // result is taken, so threads are bounded by the running groups.
+  std::map<int, std::thread> groups;
 };
 
 namespace {
@@ -95,10 +97,10 @@ bool CampaignRunner::IsCampaignPlan(const std::string& plan) const {
 }
 
 std::vector<core::CampaignNode> CampaignRunner::Fleet(
-    const core::PlanConfig& plan) {
+    const core::PlanConfig& plan, const std::vector<v1::AgentInfo>& agents) {
   const std::set<std::string> named(plan.nodes.begin(), plan.nodes.end());
   std::vector<core::CampaignNode> fleet;
-  for (const v1::AgentInfo& agent : agents_()) {
+  for (const v1::AgentInfo& agent : agents) {
     if (agent.state() != "alive") continue;
     if (!named.empty() && named.count(agent.node_name()) == 0) continue;
     core::AgentLabels labels(agent.labels().begin(), agent.labels().end());
@@ -125,13 +127,14 @@ absl::StatusOr<std::string> CampaignRunner::Start(const std::string& plan,
     spec.kind = parsed->kind;
     spec.k = parsed->k;
   }
-  const std::vector<core::CampaignNode> fleet = Fleet(config);
+  const std::vector<v1::AgentInfo> agents = agents_();
+  const std::vector<core::CampaignNode> fleet = Fleet(config, agents);
   if (fleet.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "plan ", plan, ": no live agent matches its nodes and select labels"));
   }
   std::set<std::string> registered;
-  for (const v1::AgentInfo& agent : agents_()) {
+  for (const v1::AgentInfo& agent : agents) {
     registered.insert(agent.node_name());
   }
   absl::ReleasableMutexLock lock(&mu_);
@@ -262,7 +265,7 @@ absl::StatusOr<std::vector<CampaignRecord>> CampaignRunner::NewestCampaigns(
 }
 
 void CampaignRunner::Drive(std::shared_ptr<Active> active) {
-  std::vector<std::thread> groups;
+  std::map<int, std::thread> groups;
   {
     absl::MutexLock lock(&mu_);
     core::Campaign& campaign = *active->campaign;
@@ -272,6 +275,11 @@ void CampaignRunner::Drive(std::shared_ptr<Active> active) {
       done.swap(active->done);
       // Group sweeps aborted by the shutdown are no evidence.
       for (Active::Done& d : done) {
+        // It has pushed its result and only returns: joined at once.
+        if (auto t = active->groups.find(d.id); t != active->groups.end()) {
+          t->second.join();
+          active->groups.erase(t);
+        }
         if (stopping_) continue;
         if (d.held_back) {
           campaign.Busy(d.id, d.busy, now);
@@ -289,10 +297,12 @@ void CampaignRunner::Drive(std::shared_ptr<Active> active) {
       if (!stopping_) {
         for (core::CampaignGroup& group : campaign.Due(now)) {
           ++active->in_flight;
-          active->groups.emplace_back(
-              [this, active, group = std::move(group)]() mutable {
+          const int id = group.id;
+          active->groups.emplace(
+              id,
+              std::thread([this, active, group = std::move(group)]() mutable {
                 RunGroup(active, std::move(group));
-              });
+              }));
         }
       }
       const absl::Time wake =
@@ -305,7 +315,7 @@ void CampaignRunner::Drive(std::shared_ptr<Active> active) {
     }
     groups.swap(active->groups);
   }
-  for (std::thread& t : groups) t.join();
+  for (auto& [id, t] : groups) t.join();
   absl::ReleasableMutexLock lock(&mu_);
   SaveSummary(*active, stopping_ ? kCampaignInterrupted : kCampaignFinished);
   const CampaignRecord& r = active->record;
@@ -404,9 +414,10 @@ absl::StatusOr<std::vector<PlanNodeStatus>> CampaignRunner::Nodes(
         "plan: ", core::QuotePrefix(plan), " is not a campaign plan"));
   }
   std::map<std::string, std::vector<std::string>> live;
+  const std::vector<v1::AgentInfo> agents = agents_();
   for (const auto& [name, config] : config_->plans) {
     if (!config.campaign || (!plan.empty() && name != plan)) continue;
-    for (const core::CampaignNode& node : Fleet(config)) {
+    for (const core::CampaignNode& node : Fleet(config, agents)) {
       live[name].push_back(node.name);
     }
   }

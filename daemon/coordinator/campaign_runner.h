@@ -131,7 +131,9 @@ class CampaignRunner {
         history_(history),
         clock_(clock),
         metrics_(metrics) {}
-  std::vector<core::CampaignNode> Fleet(const core::PlanConfig& plan);
+  // The live agents of `agents` that `plan` selects.
+  std::vector<core::CampaignNode> Fleet(
+      const core::PlanConfig& plan, const std::vector<v1::AgentInfo>& agents);
   void Drive(std::shared_ptr<Active> active);
   void RunGroup(std::shared_ptr<Active> active, core::CampaignGroup group);
   void SaveSummary(Active& active, const std::string& status)

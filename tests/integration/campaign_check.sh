@@ -98,6 +98,20 @@ end_busy_sweep() {
 # run_campaign PLAN: a campaign of PLAN to its end; its exit code.
 run_campaign() { cli campaign --plan "$1" --wait --timeout 150 >"$dir/$1.out" 2>"$dir/$1.err"; }
 
+# verdict_series: "node=verdict ..." from the coordinator's series of plan
+# camp (one-hot per node: the 1s).
+metrics=$(sed -n 's/^metrics=//p' "$dir/coord.ports")
+# scrape: the coordinator's /metrics, over bash's /dev/tcp (no curl needed).
+scrape() {
+  ip netns exec "$(ns_of 0)" bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" &&
+    printf "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n" >&3 && cat <&3' _ "$metrics"
+}
+verdict_series() {
+  scrape | grep '^fabricpulse_node_verdict{' | grep 'plan="camp"' | grep ' 1$' |
+    sed 's/.*node="\([^"]*\)".*verdict="\([^"]*\)".*/\1=\2/' | sort | tr '\n' ' '
+}
+verdict_series_is() { [ "$(verdict_series)" = "$1" ]; }
+
 # 1. Even fabric.
 run_campaign camp
 rc=$?
@@ -106,6 +120,11 @@ if [ "$rc" -eq 0 ] && [ "$got" = "$(all_pass)" ]; then
   pass "even fabric: every node measured, none named ($(cat "$dir/camp.out" | tail -1))"
 else
   fail "even fabric: exit $rc, verdicts '$got': $(cat "$dir/camp.out" "$dir/camp.err")"
+fi
+if wait_for 40 verdict_series_is "$(all_pass)"; then
+  pass "fabricpulse_node_verdict: every node pass"
+else
+  fail "node verdict series '$(verdict_series)' on an even fabric"
 fi
 
 # 2. node-3 busy, then free while the campaign waits for it.
@@ -153,18 +172,7 @@ else
   fail "slow node: exit $rc, verdicts '$got', want '$want': $(cat "$dir/camp.out" "$dir/camp.err")"
 fi
 cli nodes --plan camp >"$dir/nodes-slow.txt" 2>&1
-# The coordinator's series say the same (one-hot per node).
-metrics=$(sed -n 's/^metrics=//p' "$dir/coord.ports")
-# scrape: the coordinator's /metrics, over bash's /dev/tcp (no curl needed).
-scrape() {
-  ip netns exec "$(ns_of 0)" bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" &&
-    printf "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n" >&3 && cat <&3' _ "$metrics"
-}
-verdict_series() {
-  scrape | grep '^fabricpulse_node_verdict{' | grep 'plan="camp"' | grep ' 1$' |
-    sed 's/.*node="\([^"]*\)".*verdict="\([^"]*\)".*/\1=\2/' | sort | tr '\n' ' '
-}
-verdict_series_is() { [ "$(verdict_series)" = "$1" ]; }
+# The coordinator's series say the same.
 if wait_for 40 verdict_series_is "$want"; then
   pass "fabricpulse_node_verdict: node-$slow fail, the others pass"
 else
