@@ -19,6 +19,7 @@
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
 #include "client/commands/health_command.h"
+#include "client/commands/node_check_command.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/core/version.h"
 
@@ -112,6 +113,24 @@ int main(int argc, char** argv) {
                    "--tls-ca (a daemon's main gRPC port); the server's "
                    "certificate must name this role")
       ->check(CLI::IsMember({"coordinator", "agent"}));
+
+  // Not under `local`: it reads the file of this node's agent.
+  fabricpulse::client::NodeCheckFlags node_check_flags;
+  CLI::App* node_check = app.add_subcommand(
+      "node-check",
+      "node-problem-detector's custom plugin: read this node's verdict from "
+      "the agent's --verdict-file; exit 0 OK (pass, suspect), 1 problem "
+      "(fail, degraded), 2 unknown (no or stale file, untested, expired), "
+      "one line of at most 80 characters");
+  node_check
+      ->add_option("--verdict-file", node_check_flags.verdict_file,
+                   "The agent's --verdict-file")
+      ->required();
+  node_check
+      ->add_option("--max-age", node_check_flags.max_age,
+                   "A file older than this means the agent is gone (it "
+                   "rewrites it every minute): unknown; 2m to 24h")
+      ->capture_default_str();
 
   // Not under `local`: it reads the history of a running coordinator.
   fabricpulse::client::CompareFlags compare_flags;
@@ -212,6 +231,9 @@ int main(int argc, char** argv) {
   if (config_check->parsed()) {
     return fabricpulse::client::RunConfigCheck(config_flags, absl::Now(),
                                                std::cout);
+  }
+  if (node_check->parsed()) {
+    return fabricpulse::client::RunNodeCheckCommand(node_check_flags);
   }
   if (health->parsed()) {
     return fabricpulse::client::RunHealthCommand(health_flags, coordinator.tls);

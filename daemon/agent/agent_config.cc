@@ -1,5 +1,11 @@
 #include "daemon/agent/agent_config.h"
 
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -38,6 +44,35 @@ absl::Status ValidateIndices(const char* flag, const std::string& list) {
 
 std::vector<int> AgentConfig::GpuList() const { return ParseIndices(gpus); }
 
+absl::StatusOr<core::AgentLabels> AgentConfig::Labels() const {
+  absl::StatusOr<core::AgentLabels> given =
+      core::ParseLabels("--labels", labels);
+  if (!given.ok() || labels_dir.empty()) return given;
+  // The node's own file; none: this node has no per-node labels.
+  const std::string path = absl::StrCat(labels_dir, "/", node_name);
+  std::ifstream in(path);
+  if (!in) {
+    if (::access(labels_dir.c_str(), R_OK | X_OK) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--labels-dir: '", labels_dir, "' is not a readable folder"));
+    }
+    return given;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<core::AgentLabels> own =
+      core::ParseLabels(absl::StrCat("--labels-dir file '", path, "'"),
+                        absl::StripAsciiWhitespace(text.str()));
+  if (!own.ok()) return own.status();
+  for (const auto& [key, value] : *own) (*given)[key] = value;
+  if (absl::Status bounded =
+          core::ValidateLabels("--labels with --labels-dir's file", *given);
+      !bounded.ok()) {
+    return bounded;
+  }
+  return given;
+}
+
 std::vector<int> AgentConfig::GlooProbeGpuList() const {
   return ParseIndices(gloo_probe_gpus);
 }
@@ -58,10 +93,7 @@ absl::Status AgentConfig::Validate() const {
     auto hp = common::ParseHostPort(health_listen, "--health-listen");
     if (!hp.ok()) return hp.status();
   }
-  if (absl::Status parsed = core::ParseLabels("--labels", labels).status();
-      !parsed.ok()) {
-    return parsed;
-  }
+  if (absl::Status parsed = Labels().status(); !parsed.ok()) return parsed;
   if (absl::Status name = core::ValidateNodeName("--node-name", node_name);
       !name.ok()) {
     return name;

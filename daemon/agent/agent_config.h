@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "daemon/common/worker_resources.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/security/tls_options.h"
 
 namespace fabricpulse::agent {
@@ -20,6 +22,16 @@ struct AgentConfig {
   std::string node_name;
   // --labels k=v,... (core/agent_labels.h).
   std::string labels;
+  // --labels-dir: a folder with a file per node name holding that node's
+  // labels in --labels syntax (a ConfigMap mounted as a folder); they
+  // override --labels key by key. "" = none.
+  std::string labels_dir;
+  // --nfd-features-dir: where to keep the node-feature-discovery feature
+  // file of this node's verdict; "" = off (agent/verdict_publisher.h).
+  std::string nfd_features_dir;
+  // --verdict-file: where to keep this node's verdict for `fabricpulse
+  // node-check`; "" = off.
+  std::string verdict_file;
   std::string backend = "auto";
   // Ranks to run (1 to kMaxRanks); not given: one per GPU (nccl) or 1.
   std::optional<int> ranks;
@@ -48,6 +60,11 @@ struct AgentConfig {
 
   // Errors: INVALID_ARGUMENT naming the flag, its value and what is allowed.
   absl::Status Validate() const;
+  // --labels, overridden key by key by this node's file in --labels-dir
+  // (when it has one). Errors: INVALID_ARGUMENT naming the flag or file, the
+  // bad entry and the rule (core/agent_labels.h), or a file that cannot be
+  // read.
+  absl::StatusOr<core::AgentLabels> Labels() const;
   // The GPU list parsed from `gpus` (empty when none given).
   std::vector<int> GpuList() const;
   // The same of `gloo_probe_gpus`.

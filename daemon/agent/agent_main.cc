@@ -45,6 +45,24 @@ int main(int argc, char** argv) {
                  "key=value[,key=value...] (at most 16; keys and values of up "
                  "to 63 of A-Z a-z 0-9 . _ -), e.g. rack=r12,pool=train")
       ->envname("FABRICPULSE_LABELS");
+  app.add_option("--labels-dir", config.labels_dir,
+                 "Folder with one file per node name holding that node's "
+                 "labels in --labels syntax (a ConfigMap mounted as a folder); "
+                 "this node's file overrides --labels key by key; read at "
+                 "start")
+      ->envname("FABRICPULSE_LABELS_DIR");
+  app.add_option("--nfd-features-dir", config.nfd_features_dir,
+                 "Publish this node's verdict as node labels: keep a "
+                 "node-feature-discovery feature file (fabricpulse.io/"
+                 "nccl-health, -tested, -plan; expiring with the verdict) in "
+                 "this folder, e.g. /etc/kubernetes/node-feature-discovery/"
+                 "features.d (default: off)")
+      ->envname("FABRICPULSE_NFD_FEATURES_DIR");
+  app.add_option("--verdict-file", config.verdict_file,
+                 "Keep this node's verdict in this file (JSON) for "
+                 "`fabricpulse node-check`, node-problem-detector's plugin "
+                 "(default: off)")
+      ->envname("FABRICPULSE_VERDICT_FILE");
   app.add_option("--backend", config.backend, "auto, nccl or gloo")
       ->envname("FABRICPULSE_BACKEND")
       ->capture_default_str();

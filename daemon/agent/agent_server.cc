@@ -129,7 +129,7 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   identity.backend_version = backend;  // until a worker reports its version
   identity.coordinator = config.coordinator;
   // Validate() parsed them already.
-  identity.labels = *core::ParseLabels("--labels", config.labels);
+  identity.labels = *config.Labels();
   identity.release_idle_after =
       config.worker_resources.Parse()->release_idle_after;
   s->service_ = std::make_unique<AgentServiceImpl>(
@@ -162,6 +162,16 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
                                coordinator_pin),
       [self] { return self->service_->Info(); },
       [self] { return self->service_->HeartbeatWorkers(); }, &s->contact_);
+  if (!config.nfd_features_dir.empty() || !config.verdict_file.empty()) {
+    auto publisher = VerdictPublisher::Create(
+        {config.node_name, config.nfd_features_dir, config.verdict_file});
+    if (!publisher.ok()) return publisher.status();
+    s->verdicts_ = std::move(*publisher);
+    s->registration_->SetExchangeObserver(
+        [self](const v1::HeartbeatResponse* answer) {
+          self->verdicts_->Observe(answer);
+        });
+  }
   // The NICs are read when someone looks: at each scrape (and in each full
   // description), not at heartbeats.
   s->metrics_->AddScrapeHook([self] { self->topology_->ExportNics(); });
@@ -191,6 +201,7 @@ void AgentServer::Shutdown(absl::Duration deadline) {
   // Probes see NOT_SERVING from the first moment of the shutdown.
   if (health_) health_->NotServing();
   if (registration_) registration_->Stop();
+  if (verdicts_) verdicts_->Stop();
   FP_LOG_DEBUG("registration stopped");
   // Scrapes may go on until the process ends; what the hook uses goes with
   // this object.

@@ -20,6 +20,7 @@
 #include "daemon/agent/machine_topology.h"
 #include "daemon/agent/registration.h"
 #include "daemon/agent/run_dir.h"
+#include "daemon/agent/verdict_publisher.h"
 #include "daemon/agent/worker_supervisor.h"
 #include "daemon/common/health_endpoint.h"
 #include "daemon/common/metrics_server.h"
@@ -74,6 +75,8 @@ class AgentServer {
   // Before server_: its service is registered there and must outlive it.
   std::unique_ptr<common::HealthEndpoint> health_;
   std::unique_ptr<grpc::Server> server_;
+  // Before registration_: its thread calls it, and is stopped first.
+  std::unique_ptr<VerdictPublisher> verdicts_;
   std::unique_ptr<Registration> registration_;
 };
 

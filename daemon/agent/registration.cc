@@ -156,6 +156,7 @@ bool Registration::HeartbeatOnce() {
   for (const v1::WorkerInfo& w : heartbeat_workers_()) *req.add_workers() = w;
   const absl::Time sent = clock_->Now();
   auto answer = coordinator_->Heartbeat(req, kRpcTimeout);
+  if (observer_) observer_(answer.ok() ? &*answer : nullptr);
   if (answer.status().code() == absl::StatusCode::kNotFound) {
     FP_LOG_WARNING("coordinator does not know this agent; registering again");
     contact_->Forgotten(sent);
@@ -185,6 +186,7 @@ void Registration::Run() {
     }
     if (!have_id) {
       wait = RegisterOnce().value_or(absl::ZeroDuration());
+      if (observer_) observer_(nullptr);
     } else {
       HeartbeatOnce();
       absl::MutexLock lock(&mu_);

@@ -52,6 +52,15 @@ class Registration {
                AgentInstance instance = AgentInstance::ThisProcess());
   ~Registration();  // Stop()
 
+  // Called on the registration thread after every exchange with the
+  // coordinator: the heartbeat's answer, or nullptr when none came (a
+  // registration, an unreachable or forgetful coordinator). Set before
+  // Start().
+  void SetExchangeObserver(
+      std::function<void(const v1::HeartbeatResponse*)> observer) {
+    observer_ = std::move(observer);
+  }
+
   void Start();
   void Stop();  // idempotent
   // Sends a heartbeat now (e.g. a worker became ready or died), so the
@@ -72,6 +81,7 @@ class Registration {
 
   const std::function<v1::AgentInfo()> describe_;
   const std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers_;
+  std::function<void(const v1::HeartbeatResponse*)> observer_;
   CoordinatorContact* const contact_;
   const std::unique_ptr<CoordinatorClient> coordinator_;
   core::Clock* const clock_;

@@ -1,5 +1,6 @@
 #include "daemon/coordinator/campaign_runner.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -7,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/group_outcome.h"
+#include "daemon/coordinator/published_verdict.h"
 #include "daemon/core/log.h"
 #include "daemon/core/name_rules.h"
 
@@ -433,6 +435,25 @@ absl::StatusOr<std::vector<PlanNodeStatus>> CampaignRunner::Nodes(
     }
   }
   return out;
+}
+
+std::optional<v1::NodeVerdictNotice> CampaignRunner::VerdictFor(
+    const std::string& node, const core::AgentLabels& labels) {
+  std::optional<v1::NodeVerdictNotice> worst;
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  for (const auto& [name, state] : plans_) {
+    const core::PlanConfig& plan = *state.plan;
+    const bool named = plan.nodes.empty() ||
+                       std::find(plan.nodes.begin(), plan.nodes.end(), node) !=
+                           plan.nodes.end();
+    const bool selected =
+        named && core::LabelsMatch(labels, plan.campaign->select);
+    core::NodeStatus status = state.book->Status(node, now);
+    if (!selected && status.last_tested == absl::InfinitePast()) continue;
+    KeepWorst(worst, ToNotice(name, status, plan.campaign->rules.validity));
+  }
+  return worst;
 }
 
 bool CampaignRunner::Running(const std::string& plan) {

@@ -42,6 +42,7 @@
 #include "daemon/coordinator/auto_isolator.h"
 #include "daemon/coordinator/node_verdict_metrics.h"
 #include "daemon/coordinator/store/history_store.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/campaign.h"
 #include "daemon/core/clock.h"
 #include "daemon/core/coordinator_config.h"
@@ -95,6 +96,13 @@ class CampaignRunner {
   // for the nodes its book judged and the live agents it would select, by
   // plan then node. Errors: INVALID_ARGUMENT `plan` is not a campaign plan.
   absl::StatusOr<std::vector<PlanNodeStatus>> Nodes(const std::string& plan);
+
+  // The verdict to hand the agent of `node` (labels `labels`) with its
+  // heartbeat (published_verdict.h): the worst over the campaign plans that
+  // judged the node or would select it; nullopt when none does. O(plans x
+  // log nodes): called on every heartbeat.
+  std::optional<v1::NodeVerdictNotice> VerdictFor(
+      const std::string& node, const core::AgentLabels& labels);
 
   // The newest campaign of every campaign plan (only `plan`'s when not
   // empty): a running one as it stands now, else the history's newest.

@@ -54,13 +54,14 @@ grpc::ServerUnaryReactor* CoordinatorServiceImpl::Heartbeat(
     v1::HeartbeatResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(common::ToGrpcStatus(AnswerHeartbeat(
-      orchestrator_->membership(), *context, *request, *response)));
+      orchestrator_->membership(), campaigns_, *context, *request, *response)));
   return reactor;
 }
 
 absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
-    Membership& membership, const grpc::ServerContextBase& context,
-    const v1::HeartbeatRequest& request, v1::HeartbeatResponse& response) {
+    Membership& membership, CampaignRunner* campaigns,
+    const grpc::ServerContextBase& context, const v1::HeartbeatRequest& request,
+    v1::HeartbeatResponse& response) {
   // Agent ids are not bearer secrets: the caller must be the id's node.
   absl::StatusOr<std::string> node = membership.NodeOf(request.agent_id());
   if (!node.ok()) return node.status();
@@ -74,6 +75,11 @@ absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
   response.set_sweep_id(answer->sweep_id);
   response.set_heartbeat_interval_seconds(
       absl::ToDoubleSeconds(membership.HeartbeatInterval()));
+  if (campaigns != nullptr) {
+    std::optional<v1::NodeVerdictNotice> verdict =
+        campaigns->VerdictFor(answer->node, answer->labels);
+    if (verdict) *response.mutable_node_verdict() = std::move(*verdict);
+  }
   return absl::OkStatus();
 }
 

@@ -95,8 +95,10 @@ class CoordinatorServiceImpl final
 
  private:
   // Heartbeat's work: checks the caller is the agent id's node, records the
-  // beat, fills `response`.
+  // beat, fills `response` (with the node's verdict when `campaigns` judges
+  // it).
   static absl::Status AnswerHeartbeat(Membership& membership,
+                                      CampaignRunner* campaigns,
                                       const grpc::ServerContextBase& context,
                                       const v1::HeartbeatRequest& request,
                                       v1::HeartbeatResponse& response);

@@ -174,7 +174,9 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
       FP_LOG_INFO(
           absl::StrCat("agent ", node, " is back (epoch ", epoch_, ")"));
     }
-    return HeartbeatAnswer{epoch_, record.busy_with};
+    return HeartbeatAnswer{epoch_, record.busy_with, node,
+                           core::AgentLabels(record.info.labels().begin(),
+                                             record.info.labels().end())};
   }
   return absl::NotFoundError(absl::StrCat(
       "agent id ", core::QuotePrefix(agent_id), " is not registered"));

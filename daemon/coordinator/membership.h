@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/core/agent_labels.h"
 #include "daemon/core/clock.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/timeout_budget.h"
@@ -58,6 +59,8 @@ class Membership {
   struct HeartbeatAnswer {
     uint64_t epoch = 0;
     std::string sweep_id;  // the sweep the agent is reserved for, or ""
+    std::string node;
+    core::AgentLabels labels;  // as registered
   };
   // Records a heartbeat and the agent's workers. Errors: INVALID_ARGUMENT
   // a malformed id, or workers beyond those the agent registered with

@@ -5,9 +5,9 @@
 #   - the default values refuse to render (no TLS material) with a message
 #     naming the ways out; helm lint and helm template with the ci/ profiles
 #     (tls-secrets = the default profile with its own Secrets, gpu,
-#     monitoring) and tls.insecure=true; tests/deploy/bad-values.yaml and a
-#     few --set mistakes refused by values.schema.json (and by the
-#     templates' own checks);
+#     monitoring, kubernetes-integration) and tls.insecure=true;
+#     tests/deploy/bad-values.yaml and a few --set mistakes refused by
+#     values.schema.json (and by the templates' own checks);
 #   - every rendered object validated against the Kubernetes, prometheus-
 #     operator and cert-manager schemas plus cross-object checks
 #     (tests/deploy/validate_k8s.mjs), and the chart's security wiring (TLS
@@ -17,11 +17,19 @@
 #     resource; the gpu profile's agent gets every GPU through the NVIDIA
 #     runtime (runtimeClassName, NVIDIA_VISIBLE_DEVICES=all,
 #     NVIDIA_DRIVER_CAPABILITIES=compute,utility), the others none of it;
+#   - node verdicts for Kubernetes (tests/deploy/node_integration.mjs): the
+#     NFD NodeFeatureRule of deploy/nfd/ against NFD's documented rule format
+#     (a strict schema of the fields it uses), tainting the "fail" verdict
+#     only; deploy/npd/fabricpulse-monitor.json as NPD validates it and
+#     identical to the chart's ConfigMap; the agent's
+#     hostPath folders, init container, per-node labels ConfigMap and uid 0
+#     with every capability dropped when on, none of it when off;
 #   - Pod Security Standards (tests/deploy/pss_check.mjs, the admission
 #     plugin's checks ported, first held to the upstream fixtures):
-#     "restricted" for every profile but gpu, at latest and at v1.25 (the
-#     chart's oldest Kubernetes); the gpu agent fails "baseline" on exactly
-#     the checks its README section names; mutations of the chart's own pods
+#     "restricted" for every profile but gpu and kubernetes-integration, at
+#     latest and at v1.25 (the chart's oldest Kubernetes); the gpu and
+#     kubernetes-integration agents fail "baseline" on exactly the checks
+#     their README sections name; mutations of the chart's own pods
 #     (privileged, hostNetwork, hostPath, runAsNonRoot missing, capabilities
 #     not dropped, seccomp missing, allowPrivilegeEscalation, root) are denied;
 #   - ajv (draft-07) validates values.yaml and the ci values against the schema;
@@ -29,7 +37,7 @@
 #   - the PrometheusRule's rules pass `promtool check rules` and hold every
 #     rule of deploy/prometheus/;
 #   - deploy/k8s/fabricpulse.yaml and the chart's files/ copies are current;
-#   - yamllint on the values files and the rendered manifests.
+#   - yamllint on the values files, the rendered manifests and deploy/nfd/.
 # Prints each check; exits non-zero at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,15 +62,17 @@ declare -A variants=(
   [secrets]="-f $chart/ci/tls-secrets-values.yaml"
   [gpu]="-f $chart/ci/gpu-values.yaml"
   [monitoring]="-f $chart/ci/monitoring-values.yaml"
+  [integration]="-f $chart/ci/kubernetes-integration-values.yaml"
   [insecure]="--set tls.insecure=true"
 )
-names="secrets gpu monitoring insecure"
+names="secrets gpu monitoring integration insecure"
 # Objects each variant must render (kind=count), so a template that silently
 # renders nothing is caught.
 declare -A expected=(
   [secrets]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=1 --expect PersistentVolumeClaim=1 --expect ServiceAccount=1 --expect Role=0 --expect ClusterRole=0 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
   [gpu]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect PersistentVolumeClaim=1 --expect NetworkPolicy=1 --expect Certificate=2 --expect Issuer=0"
   [monitoring]="--expect ServiceMonitor=2 --expect PrometheusRule=1 --expect NetworkPolicy=2 --expect ConfigMap=$((2 + $(ls $chart/files/grafana/*.json 2>/dev/null | wc -l))) --expect Certificate=9 --expect Issuer=2 --expect Secret=1"
+  [integration]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=3 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
   [insecure]="--expect Deployment=1 --expect DaemonSet=1 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
 )
 # Secrets the profiles expect the user to create (bring your own).
@@ -103,10 +113,11 @@ if helm lint "$chart" -f tests/deploy/bad-values.yaml >/dev/null 2>&1; then
 fi
 for marker in "'replicaCount' not allowed" "/coordinator/grpcPort" "/coordinator/persistence/enabled" \
   "'Nightly'" "plans/Nightly/iters" "missing properties 'plan', 'cron'" "/agent/backend" \
-  "/agent/hostNetwork" "'LD_PRELOAD'" "/agent/shm/sizeLimit"; do
+  "/agent/hostNetwork" "'LD_PRELOAD'" "/agent/shm/sizeLimit" "/agent/labels" "invalid propertyName 'Rack_A'" \
+  "/agent/nodeLabels/node-b" "/agent/nfd/enabled" "/agent/npd/hostDir" "/agent/npd/namespace"; do
   grep -qF -- "$marker" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the schema error does not name $marker"; }
 done
-ok "10 problems named"
+ok "16 problems named"
 
 check "mistakes refused by the schema and templates (--set)"
 refused=0
@@ -144,6 +155,15 @@ BASE --set agent.hostNetwork=true|networkPolicy.nodeCIDRs
 --set tls.insecure=true --set metrics.webConfig.tls.enabled=true|metrics.webConfig.tls.existingSecret
 --set tls.insecure=true --set metrics.serviceMonitor.enabled=true --set metrics.webConfig.tls.enabled=true --set metrics.webConfig.tls.existingSecret=m|metrics.serviceMonitor.tlsSecretName
 --set tls.insecure=true --set authz.policy.name=p|missing property 'allow_rules'
+BASE --set agent.nodeLabels.node-a=rack=r1 --set agent.nodeLabelsConfigMap=mine|agent.nodeLabels and agent.nodeLabelsConfigMap are mutually exclusive
+--set-string agent.nodeLabels.node-a=rack=r1;zone=a|/agent/nodeLabels/node-a
+--set agent.nodeLabels.Node_A=rack=r1|invalid propertyName 'Node_A'
+--set agent.labels=rack|/agent/labels
+--set agent.nfd.featuresDir=/etc/../x|/agent/nfd/featuresDir
+--set agent.npd.hostDir=/|/agent/npd/hostDir
+--set agent.npd.hostDir=/var/lib/fabric$(id)|/agent/npd/hostDir
+--set agent.nodeLabelsConfigMap=Rack_Labels|/agent/nodeLabelsConfigMap
+--set agent.npd.typo=1|'typo' not allowed
 EOF
 ok "$refused refused"
 
@@ -198,6 +218,61 @@ for marker in 'resources.limits["nvidia.com/gpu"]' 'runtimeClassName is ""' 'NVI
 done
 ok
 
+check "node verdicts: deploy/nfd NodeFeatureRule (NFD rule format, taints verdict fail only), deploy/npd monitor (NPD's rules)"
+out="$(node tests/deploy/node_integration.mjs static 2>&1)" || { echo "$out"; fail "node_integration static"; }
+ok "${out#node_integration: ok, }"
+
+for v in $names; do
+  check "node verdicts: the agent's NFD / NPD / per-node labels wiring ($v)"
+  if [ "$v" = integration ]; then want="--expect nfd,npd,labels"; else want="--off"; fi
+  # shellcheck disable=SC2086
+  out="$(node tests/deploy/node_integration.mjs render $want "$tmp/$v.yaml" 2>&1)" \
+    || { echo "$out"; fail "node_integration render $v"; }
+  ok "${out#node_integration: ok, }"
+done
+
+check "node verdicts: default hostDir renders deploy/npd/fabricpulse-monitor.json byte for byte; other folders, own ConfigMap"
+# shellcheck disable=SC2086
+helm template fabricpulse "$chart" --namespace fabricpulse $base --set agent.npd.enabled=true \
+  >"$tmp/npd-default.yaml" 2>"$tmp/npd-default.err" || { cat "$tmp/npd-default.err"; fail "helm template agent.npd.enabled=true"; }
+out="$(node tests/deploy/node_integration.mjs render --expect npd --monitor-exact "$tmp/npd-default.yaml" 2>&1)" \
+  || { echo "$out"; fail "the chart's NPD ConfigMap differs from deploy/npd/fabricpulse-monitor.json"; }
+# shellcheck disable=SC2086
+helm template fabricpulse "$chart" --namespace fabricpulse $base --set agent.npd.enabled=true \
+  --set agent.npd.hostDir=/srv/fabricpulse --set agent.nfd.enabled=true --set agent.nfd.featuresDir=/srv/nfd/features.d \
+  --set agent.nodeLabelsConfigMap=rack-labels >"$tmp/node-custom.yaml" 2>"$tmp/node-custom.err" \
+  || { cat "$tmp/node-custom.err"; fail "helm template with other folders"; }
+out="$(node tests/deploy/node_integration.mjs render --expect nfd,npd,labels --node-labels-configmap rack-labels \
+  "$tmp/node-custom.yaml" 2>&1)" || { echo "$out"; fail "node_integration with other folders"; }
+grep -q '"/srv/fabricpulse/bin/fabricpulse"' "$tmp/node-custom.yaml" || fail "hostDir /srv/fabricpulse is not in the NPD ConfigMap"
+ok
+
+check "the node-verdict check itself rejects a rule that taints suspect and a monitor NPD would refuse"
+mkdir -p "$tmp/nfd-bad"
+cat >"$tmp/nfd-bad/nodefeaturerule-taint-failed.yaml" <<'EOF'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: bad}
+spec:
+  rules:
+    - name: bad
+      taints: [{key: nccl-health, value: fail, effect: NoScheduled}]
+      matchFeatures:
+        - feature: local.label
+          matchExpresions: {}
+          matchExpressions:
+            fabricpulse.io/nccl-health: {op: NotIn, value: [pass]}
+EOF
+sed -e 's/"args"/"arguments"/' -e 's/"timeout": "10s"$/"timeout": "20s"/' deploy/npd/fabricpulse-monitor.json >"$tmp/monitor-bad.json"
+if node tests/deploy/node_integration.mjs --nfd-dir "$tmp/nfd-bad" --monitor "$tmp/monitor-bad.json" static >"$tmp/ni-bad.out" 2>&1; then
+  fail "node_integration.mjs accepted a rule tainting suspect nodes and a monitor NPD refuses"
+fi
+for marker in '{"additionalProperty":"matchExpresions"}' "taint effect NoScheduled" "taint key nccl-health" \
+  "verdict suspect is tainted" "verdict fail is not tainted" "unknown field arguments" "greater than the global timeout"; do
+  grep -qF -- "$marker" "$tmp/ni-bad.out" || { cat "$tmp/ni-bad.out"; fail "node_integration missed: $marker"; }
+done
+ok
+
 check "the security check itself rejects a label-copyable peer and missing TLS"
 cat >"$tmp/np-bad.yaml" <<'EOF'
 apiVersion: networking.k8s.io/v1
@@ -229,6 +304,29 @@ for v in secrets monitoring insecure; do
   done
   ok "$(echo "$out" | grep -c '^ok ') pod templates"
 done
+
+check "Pod Security, kubernetes-integration profile: coordinator restricted; the agent fails baseline as documented"
+node tests/deploy/pss_check.mjs --level restricted "$tmp/integration.yaml" >"$tmp/int-pss.out" 2>&1 || true
+grep -q '^ok   Deployment/fabricpulse-coordinator ' "$tmp/int-pss.out" \
+  || { cat "$tmp/int-pss.out"; fail "the kubernetes-integration coordinator does not pass restricted"; }
+if node tests/deploy/pss_check.mjs --level baseline "$tmp/integration.yaml" >"$tmp/int-pss.out" 2>&1; then
+  fail "the kubernetes-integration agent passes baseline: update the chart README's Kubernetes integration section and this check"
+fi
+# helm/fabricpulse/README.md, "Kubernetes integration", explains this one.
+want='DENY DaemonSet/fabricpulse-agent (integration.yaml): violates PodSecurity "baseline:latest": hostPath volumes (volumes "nfd-features", "npd-host")'
+got="$(grep '^DENY' "$tmp/int-pss.out")"
+[ "$got" = "$want" ] || { printf 'want: %s\ngot:  %s\n' "$want" "$got"; fail "the kubernetes-integration agent's baseline violations changed"; }
+ok "baseline relaxed: hostPath (nfd-features, npd-host); uid 0 fails restricted only"
+
+check "Pod Security restricted, latest and v1.25, with per-node labels alone (agent.nodeLabels)"
+# shellcheck disable=SC2086
+helm template fabricpulse "$chart" --namespace fabricpulse $base --set agent.nodeLabels.node-a=rack=r1 \
+  >"$tmp/node-labels.yaml" 2>"$tmp/node-labels.err" || { cat "$tmp/node-labels.err"; fail "helm template agent.nodeLabels"; }
+for ver in latest v1.25; do
+  out="$(node tests/deploy/pss_check.mjs --level restricted --version $ver "$tmp/node-labels.yaml" 2>&1)" \
+    || { echo "$out"; fail "agent.nodeLabels does not pass Pod Security restricted:$ver"; }
+done
+ok
 
 check "Pod Security, gpu profile: coordinator restricted; the agent fails baseline as documented"
 node tests/deploy/pss_check.mjs --level restricted "$tmp/gpu.yaml" >"$tmp/gpu-pss.out" 2>&1 || true
@@ -264,6 +362,9 @@ restricted|--set agent.securityContext.capabilities=null|unrestricted capabiliti
 restricted|--set agent.podSecurityContext.seccompProfile=null|seccompProfile (pod or container "agent" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")
 restricted|--set agent.securityContext.allowPrivilegeEscalation=true|allowPrivilegeEscalation != false (container "agent" must set securityContext.allowPrivilegeEscalation=false)
 restricted|--set agent.rdma.enabled=true --set agent.rdma.mountDevices=false|runAsUser=0 (container "agent" must not set runAsUser=0)
+baseline|--set agent.nfd.enabled=true|hostPath volumes (volume "nfd-features")
+restricted|--set agent.nfd.enabled=true|runAsUser=0 (container "agent" must not set runAsUser=0)
+restricted|--set agent.npd.enabled=true|runAsNonRoot != true (containers "copy-cli", "agent" must not set securityContext.runAsNonRoot=false)
 EOF
 ok "$denied denied, each naming its check"
 
@@ -345,15 +446,18 @@ check "chart files/ in sync with deploy/ (scripts/sync-chart-assets.sh --check)"
 out="$(scripts/sync-chart-assets.sh --check 2>&1)" || { echo "$out"; fail "run scripts/sync-chart-assets.sh"; }
 ok "${out#sync-chart-assets: }"
 
-check "yamllint: values, ci values, bad values, deploy/k8s manifests, rendered secrets/gpu/monitoring"
+check "yamllint: values, ci values, bad values, deploy/k8s manifests, deploy/nfd (80 columns), rendered secrets/gpu/monitoring/integration"
 lint_conf='{extends: default, rules: {line-length: {max: 120}, indentation: {indent-sequences: whatever}}}'
 out="$(yamllint --strict -d "$lint_conf" "$chart/values.yaml" "$chart/Chart.yaml" "$chart"/ci/*.yaml \
   tests/deploy/bad-values.yaml deploy/k8s/fabricpulse.yaml 2>&1)" || { echo "$out"; fail "yamllint"; }
 # Rendered variants embed dashboards and rule text written elsewhere: no
 # line-length limit there.
 lint_conf_rendered='{extends: default, rules: {line-length: disable, indentation: {indent-sequences: whatever}}}'
-out="$(yamllint --strict -d "$lint_conf_rendered" "$tmp/secrets.yaml" "$tmp/gpu.yaml" "$tmp/monitoring.yaml" 2>&1)" \
-  || { echo "$out"; fail "yamllint (rendered)"; }
+out="$(yamllint --strict -d "$lint_conf_rendered" "$tmp/secrets.yaml" "$tmp/gpu.yaml" "$tmp/monitoring.yaml" \
+  "$tmp/integration.yaml" 2>&1)" || { echo "$out"; fail "yamllint (rendered)"; }
+# Shipped for kubectl apply: the project's 80 columns.
+out="$(yamllint --strict -d '{extends: default, rules: {line-length: {max: 80}}}' deploy/nfd/*.yaml 2>&1)" \
+  || { echo "$out"; fail "yamllint deploy/nfd"; }
 ok
 
 echo

@@ -3,6 +3,7 @@
 // agent, or UNAVAILABLE while "down"), and counts every call.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,11 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     sweep_id_ = std::move(sweep_id);
   }
   // Registrations answer `refusal` (e.g. ALREADY_EXISTS) until it is OK.
+  // The verdict each answered heartbeat carries (nullopt: none).
+  void SetVerdict(std::optional<v1::NodeVerdictNotice> verdict) {
+    absl::MutexLock lock(&mu_);
+    verdict_ = std::move(verdict);
+  }
   void RefuseRegistrations(absl::Status refusal) {
     absl::MutexLock lock(&mu_);
     refusal_ = std::move(refusal);
@@ -105,6 +111,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
     response.set_membership_epoch(registers_);
     response.set_sweep_id(sweep_id_);
     response.set_heartbeat_interval_seconds(interval_seconds_);
+    if (verdict_) *response.mutable_node_verdict() = *verdict_;
     return response;
   }
 
@@ -113,6 +120,7 @@ class FakeCoordinatorClient final : public agent::CoordinatorClient {
   bool down_ ABSL_GUARDED_BY(mu_) = false;
   std::string known_id_ ABSL_GUARDED_BY(mu_);
   std::string sweep_id_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::NodeVerdictNotice> verdict_ ABSL_GUARDED_BY(mu_);
   int registers_ ABSL_GUARDED_BY(mu_) = 0;
   int attempts_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status refusal_ ABSL_GUARDED_BY(mu_);

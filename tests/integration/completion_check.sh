@@ -96,7 +96,8 @@ check_commands() {  # check_commands PATH...
   for name in $listed; do
     grep -qx "$name" <<<"$completed" ||
       fail "completion of 'fabricpulse $* ' lacks $name"
-    grep -q "^\.SS \"$(echo "$* $name" | sed "s/^ //")\"" \
+    # roff escapes a '-' in the heading (node\-check).
+    grep -q "^\.SS \"$(echo "$* $name" | sed 's/^ //; s/-/\\\\-/g')\"" \
       "$tmp/fabricpulse.1" || fail "man page lacks 'fabricpulse $* $name'"
   done
 }

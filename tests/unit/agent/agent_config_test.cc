@@ -1,5 +1,11 @@
 #include "daemon/agent/agent_config.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
 #include "gtest/gtest.h"
 
 namespace fabricpulse::agent {
@@ -47,6 +53,41 @@ TEST(AgentConfigTest, LabelsAreCheckedNamingTheFlag) {
             "key=value[,key=value...]");
   config.labels = "rack=r 12";
   EXPECT_EQ(config.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// --labels-dir (issue 30): a ConfigMap of node name -> labels mounted as a
+// folder; this node's file overrides --labels key by key.
+TEST(AgentConfigTest, ThisNodesFileInTheLabelsDirOverridesLabels) {
+  char tmpl[] = "/tmp/fp-labels-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::ofstream(dir + "/node-a") << "rack=r7,zone=z1\n";
+  std::ofstream(dir + "/node-b") << "rack=r9\n";
+  AgentConfig config = Valid();
+  config.labels = "pool=train,rack=r0";
+  config.labels_dir = dir;
+  absl::StatusOr<core::AgentLabels> labels = config.Labels();
+  ASSERT_TRUE(labels.ok()) << labels.status();
+  EXPECT_EQ(*labels, (core::AgentLabels{
+                         {"pool", "train"}, {"rack", "r7"}, {"zone", "z1"}}));
+  // A node without a file: --labels alone.
+  config.node_name = "node-c";
+  EXPECT_EQ(*config.Labels(),
+            (core::AgentLabels{{"pool", "train"}, {"rack", "r0"}}));
+  // A bad file is refused naming it.
+  std::ofstream(dir + "/node-c") << "rack";
+  EXPECT_EQ(config.Validate().message(),
+            "--labels-dir file '" + dir +
+                "/node-c': entry 'rack' has no '='; write "
+                "key=value[,key=value...]");
+  // A folder that is not there is refused.
+  config.labels_dir = dir + "/missing";
+  EXPECT_EQ(config.Validate().message(),
+            "--labels-dir: '" + dir + "/missing' is not a readable folder");
+  for (const char* f : {"/node-a", "/node-b", "/node-c"}) {
+    std::remove((dir + f).c_str());
+  }
+  ::rmdir(dir.c_str());
 }
 
 TEST(AgentConfigTest, GlooProbeGpusAreATestSeamForGlooOnly) {

@@ -104,6 +104,39 @@ TEST_F(RegistrationTest, RetriesWhileTheCoordinatorIsDown) {
   EXPECT_TRUE(registration_->registered());
 }
 
+// The verdict publisher hears every exchange: the answer with the node's
+// verdict, and nothing while the coordinator is down (so that it can let an
+// expired verdict go).
+TEST_F(RegistrationTest, TheExchangeObserverSeesEachAnswerAndEachSilence) {
+  absl::Mutex mu;
+  std::vector<std::string> seen;  // the verdict, "-" none, "down" no answer
+  registration_->SetExchangeObserver([&](const v1::HeartbeatResponse* answer) {
+    absl::MutexLock lock(&mu);
+    seen.push_back(answer == nullptr ? "down"
+                   : answer->has_node_verdict()
+                       ? answer->node_verdict().verdict()
+                       : "-");
+  });
+  auto seen_now = [&] {
+    absl::MutexLock lock(&mu);
+    return seen;
+  };
+  registration_->Start();
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));
+  v1::NodeVerdictNotice fail;
+  fail.set_verdict("fail");
+  coordinator_->SetVerdict(fail);
+  Tick(absl::Seconds(1));
+  ASSERT_TRUE(coordinator_->WaitForHeartbeats(2));
+  coordinator_->SetDown(true);
+  Tick(absl::Seconds(1));
+  ASSERT_TRUE(clock_.WaitForWaiter());
+  // The registration itself (no answer to carry a verdict), the first
+  // heartbeat, the one with the verdict, the unanswered one.
+  EXPECT_EQ(seen_now(),
+            (std::vector<std::string>{"down", "-", "fail", "down"}));
+}
+
 TEST_F(RegistrationTest, HeartbeatsLessOftenWhenTheCoordinatorAsks) {
   registration_->Start();
   ASSERT_TRUE(coordinator_->WaitForHeartbeats(1));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "daemon/coordinator/published_verdict.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_clock.h"
@@ -257,6 +259,84 @@ TEST_F(CampaignRunnerTest, ASlowNodeIsConfirmedByTheSecondPassAndNobodyElse) {
     EXPECT_EQ(p.status.evidence.back().detail, "below critical");
     EXPECT_TRUE(p.status.evidence.back().blamed);
   }
+}
+
+// Each heartbeat hands the node its verdict (issue 30): untested before
+// any campaign, then the campaign's, with an expiry one validity after the
+// test; nothing for a node no campaign plan selects.
+TEST_F(CampaignRunnerTest, HeartbeatsCarryTheNodesVerdictWithItsExpiry) {
+  fleet_.SetSlow("node-5");
+  auto runner = NewRunner();
+  const core::AgentLabels rack1 = {{"rack", "r1"}};
+  std::optional<v1::NodeVerdictNotice> before =
+      runner->VerdictFor("node-5", rack1);
+  ASSERT_TRUE(before.has_value());
+  EXPECT_EQ(before->verdict(), "untested");
+  EXPECT_EQ(before->plan(), "camp");
+  EXPECT_EQ(before->tested_unix_seconds(), 0);
+  EXPECT_EQ(before->expires_unix_seconds(), 0);
+  RunToEnd(*runner);
+  std::optional<v1::NodeVerdictNotice> slow =
+      runner->VerdictFor("node-5", rack1);
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_EQ(slow->verdict(), "fail");
+  EXPECT_GT(slow->tested_unix_seconds(), 0);
+  EXPECT_EQ(slow->expires_unix_seconds(),
+            slow->tested_unix_seconds() + 24 * 3600);
+  EXPECT_EQ(runner->VerdictFor("node-0", {{"rack", "r0"}})->verdict(), "pass");
+  // Past the validity the verdict is untested again, with no expiry.
+  clock_.Advance(absl::Hours(25));
+  EXPECT_EQ(runner->VerdictFor("node-5", rack1)->verdict(), "untested");
+  EXPECT_EQ(runner->VerdictFor("node-5", rack1)->expires_unix_seconds(), 0);
+}
+
+TEST_F(CampaignRunnerTest, NoVerdictForANodeNoCampaignPlanSelects) {
+  config_.plans["camp"].campaign->select = {{"pool", "train"}};
+  auto runner = NewRunner();
+  EXPECT_EQ(runner->VerdictFor("node-0", {{"pool", "infer"}}), std::nullopt);
+  EXPECT_EQ(runner->VerdictFor("node-0", {{"pool", "train"}})->verdict(),
+            "untested");
+}
+
+// Of several plans' verdicts the worst is published: a confirmed fail is
+// never hidden by another plan's pass; an unconfirmed suspect outranks a
+// pass but not a confirmed finding.
+TEST(PublishedVerdictTest, TheWorstVerdictWinsThenTheNewest) {
+  auto notice = [](const char* verdict, double tested, const char* plan) {
+    v1::NodeVerdictNotice n;
+    n.set_verdict(verdict);
+    n.set_tested_unix_seconds(tested);
+    n.set_plan(plan);
+    return n;
+  };
+  std::optional<v1::NodeVerdictNotice> worst;
+  KeepWorst(worst, notice("untested", 0, "a"));
+  KeepWorst(worst, notice("pass", 5, "b"));
+  EXPECT_EQ(worst->verdict(), "pass");
+  KeepWorst(worst, notice("suspect", 4, "c"));
+  EXPECT_EQ(worst->verdict(), "suspect");
+  KeepWorst(worst, notice("fail", 1, "d"));
+  KeepWorst(worst, notice("degraded", 9, "e"));
+  KeepWorst(worst, notice("pass", 10, "f"));
+  EXPECT_EQ(worst->verdict(), "fail");
+  KeepWorst(worst, notice("fail", 2, "g"));  // the newer of two fails
+  EXPECT_EQ(worst->plan(), "g");
+}
+
+TEST(PublishedVerdictTest, AMeasuredVerdictExpiresOneValidityAfterItsTest) {
+  core::NodeStatus status;
+  status.verdict = core::NodeVerdict::kDegraded;
+  status.last_tested = absl::FromUnixSeconds(1000);
+  status.since = absl::FromUnixSeconds(900);
+  v1::NodeVerdictNotice n = ToNotice("p", status, absl::Hours(1));
+  EXPECT_EQ(n.verdict(), "degraded");
+  EXPECT_EQ(n.tested_unix_seconds(), 1000);
+  EXPECT_EQ(n.since_unix_seconds(), 900);
+  EXPECT_EQ(n.expires_unix_seconds(), 4600);
+  status.verdict = core::NodeVerdict::kUntested;
+  EXPECT_EQ(ToNotice("p", status, absl::Hours(1)).expires_unix_seconds(), 0);
+  core::NodeStatus never;  // never tested
+  EXPECT_EQ(ToNotice("p", never, absl::Hours(1)).tested_unix_seconds(), 0);
 }
 
 TEST_F(CampaignRunnerTest, VerdictsSurviveARestartFromTheHistory) {
