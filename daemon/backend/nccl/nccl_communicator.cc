@@ -97,41 +97,60 @@ absl::Status NcclCommunicator::Fail(absl::Status status) {
 void NcclCommunicator::WatchdogLoop() {
   absl::MutexLock lock(&watch_mu_);
   while (!stop_watchdog_) {
-    if (in_call_ &&
-        (abort_requested_.load() || absl::Now() >= call_deadline_)) {
-      watchdog_fired_ = true;
-      broken_ = true;
-      AbortComms();  // with watch_mu_ held: see the header
-      in_call_ = false;
+    if (armed_.load() == 0) {
+      // Idle: asleep until a step (or a lone call) arms it; no periodic
+      // wake-ups: an idle worker must cost nothing.
+      auto armed_or_stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(watch_mu_) {
+        return stop_watchdog_ || armed_.load() > 0;
+      };
+      watch_mu_.Await(absl::Condition(&armed_or_stop));
       continue;
     }
-    if (!in_call_) {
-      // Idle: asleep until a call starts (no periodic wake-ups: an idle
-      // worker must cost nothing).
-      auto call_or_stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(watch_mu_) {
-        return stop_watchdog_ || in_call_;
-      };
-      watch_mu_.Await(absl::Condition(&call_or_stop));
+    // in_call_ first: its store follows the deadline's, so the deadline read
+    // after it is this call's (or a later one's), never an older step's.
+    if (!watchdog_fired_.load() && in_call_.load() &&
+        (abort_requested_.load() ||
+         absl::Now() >= absl::FromUnixNanos(call_deadline_ns_.load()))) {
+      aborting_.store(true);
+      // Still in the call now that aborting_ is set: the caller, on its way
+      // out, will wait for watch_mu_ (held here) until the abort is done.
+      if (in_call_.load()) {
+        watchdog_fired_ = true;
+        broken_ = true;
+        AbortComms();  // with watch_mu_ held: see the header
+      }
+      aborting_.store(false);
       continue;
     }
     auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(watch_mu_) {
-      return stop_watchdog_ || !in_call_ || abort_requested_.load();
+      return stop_watchdog_ || armed_.load() == 0 || abort_requested_.load();
     };
-    // In a call: check the deadline every 10 ms.
+    // Armed: check the call in flight every 10 ms.
     watch_mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(10));
   }
 }
 
-ncclResult_t NcclCommunicator::Guarded(
-    absl::Time deadline, const std::function<ncclResult_t()>& call) {
-  {
-    absl::MutexLock lock(&watch_mu_);
-    in_call_ = true;
-    call_deadline_ = deadline;
-  }
-  ncclResult_t r = call();
-  absl::MutexLock lock(&watch_mu_);
-  in_call_ = false;
+NcclCommunicator::Armed::Armed(NcclCommunicator* c) : c_(c) {
+  absl::MutexLock lock(&c_->watch_mu_);
+  c_->armed_.fetch_add(1);
+}
+
+NcclCommunicator::Armed::~Armed() {
+  absl::MutexLock lock(&c_->watch_mu_);
+  c_->armed_.fetch_sub(1);
+}
+
+ncclResult_t NcclCommunicator::Guarded(absl::Time deadline,
+                                       absl::FunctionRef<ncclResult_t()> call) {
+  // A call outside a step (AgreeMax on its own) arms the watchdog for itself.
+  std::optional<Armed> armed;
+  if (armed_.load(std::memory_order_relaxed) == 0) armed.emplace(this);
+  call_deadline_ns_.store(absl::ToUnixNanos(deadline),
+                          std::memory_order_relaxed);
+  in_call_.store(true);
+  const ncclResult_t r = call();
+  in_call_.store(false);
+  if (aborting_.load()) absl::MutexLock wait_for_the_abort(&watch_mu_);
   return r;
 }
 
@@ -238,7 +257,7 @@ absl::Status NcclCommunicator::Enqueue(const core::Step& step, const Buffers& b,
 
 absl::Status NcclCommunicator::GuardedEnqueue(
     absl::string_view what, absl::Time deadline, const RunOptions& options,
-    const std::function<ncclResult_t()>& call) {
+    absl::FunctionRef<ncclResult_t()> call) {
   if (broken_) return absl::AbortedError("communicator was aborted");
   const ncclResult_t r = Guarded(deadline, call);
   if (watchdog_fired_) {
@@ -334,6 +353,8 @@ absl::StatusOr<StepOutcome> NcclCommunicator::RunStep(
                             : absl::FailedPreconditionError(
                                   "communicator is broken; build a new one");
   }
+  // The watchdog checks this step's calls (asleep between steps).
+  Armed armed(this);
   // Refused before anything runs (the communicator stays usable): a CUDA
   // graph replays a fixed count, and bad settings would never stop.
   if (options.adaptive.enabled) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
@@ -59,11 +60,28 @@ class NcclCommunicator : public Communicator {
   void AbortComms();
   // Watches blocking NCCL calls: one that passes its deadline, or runs when
   // Abort() is asked for, gets its communicator aborted from this thread
-  // (the calling thread is stuck inside NCCL and cannot do it).
+  // (the calling thread is stuck inside NCCL and cannot do it). Asleep
+  // while the communicator is not armed (an idle worker costs nothing);
+  // armed (a step runs), it checks the call in flight every 10 ms.
   void WatchdogLoop();
-  // Runs `call` (a blocking NCCL call) under the watchdog.
+  // Arms the watchdog for the life of the object: around a step, so that
+  // each of its NCCL calls costs two atomic stores (in_call_) rather than a
+  // wake-up of the watchdog thread before and after it (1-3 us per op that
+  // small messages showed as latency, issue 29 item 11). Owner thread only.
+  class Armed {
+   public:
+    explicit Armed(NcclCommunicator* c);
+    ~Armed();
+    Armed(const Armed&) = delete;
+    Armed& operator=(const Armed&) = delete;
+
+   private:
+    NcclCommunicator* const c_;
+  };
+  // Runs `call` (a blocking NCCL call) under the watchdog (arming it for
+  // this call when no step armed it). Owner thread only.
   ncclResult_t Guarded(absl::Time deadline,
-                       const std::function<ncclResult_t()>& call);
+                       absl::FunctionRef<ncclResult_t()> call);
 
   struct Buffers {
     void* send = nullptr;
@@ -99,7 +117,7 @@ class NcclCommunicator : public Communicator {
   // watchdog and maps its result: Enqueue's and RunAgreeMax's common part.
   absl::Status GuardedEnqueue(absl::string_view what, absl::Time deadline,
                               const RunOptions& options,
-                              const std::function<ncclResult_t()>& call);
+                              absl::FunctionRef<ncclResult_t()> call);
   // AgreeMax without its argument checks; failures abort (as Wait does).
   absl::StatusOr<std::vector<double>> RunAgreeMax(
       const std::vector<double>& values, const RunOptions& options);
@@ -192,11 +210,16 @@ class NcclCommunicator : public Communicator {
   std::atomic<bool> abort_requested_{false};
   absl::Mutex abort_mu_;  // serializes ncclCommAbort
   bool aborted_ ABSL_GUARDED_BY(abort_mu_) = false;
-  // Watchdog state. The watchdog holds watch_mu_ while it aborts, so a
-  // thread leaving a guarded call never touches a communicator mid-abort.
+  // Watchdog state. The watchdog holds watch_mu_ while it decides to abort
+  // and aborts, with aborting_ set; a thread leaving a guarded call clears
+  // in_call_, then, when it sees aborting_, waits for watch_mu_ (both
+  // sequentially consistent: one of them sees the other), so it never
+  // touches a communicator mid-abort.
   absl::Mutex watch_mu_;
-  bool in_call_ ABSL_GUARDED_BY(watch_mu_) = false;
-  absl::Time call_deadline_ ABSL_GUARDED_BY(watch_mu_);
+  std::atomic<int> armed_{0};  // changed under watch_mu_ (wakes the watchdog)
+  std::atomic<bool> in_call_{false};
+  std::atomic<int64_t> call_deadline_ns_{0};  // Unix ns of the call's deadline
+  std::atomic<bool> aborting_{false};
   bool stop_watchdog_ ABSL_GUARDED_BY(watch_mu_) = false;
   std::atomic<bool> watchdog_fired_{false};
   std::thread watchdog_;
