@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/exit_codes.h"
+#include "client/commands/nodes_command.h"
 #include "client/output/csv_printer.h"
 #include "client/output/isolation_output.h"
 #include "client/output/json_printer.h"
@@ -107,6 +108,11 @@ int PrintList(const v1::ListSweepsResponse& resp, const OutputOptions& output) {
                 FormatUnix(s.started_unix_seconds()).c_str(),
                 Duration(s).c_str(), s.steps(), s.regressions(),
                 s.error().c_str());
+  }
+  // A campaign's group sweeps above are summed up per campaign (covered,
+  // untested, failed): the listing alone shows pieces of it.
+  for (const v1::CampaignInfo& c : resp.campaigns()) {
+    std::printf("# %s\n", CampaignLine(c).c_str());
   }
   return kExitOk;
 }

@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "daemon/common/grpc_status.h"
 #include "daemon/coordinator/campaign_listing.h"
 #include "daemon/coordinator/config_listing.h"
@@ -156,7 +162,48 @@ grpc::Status CoordinatorServiceImpl::ListSweeps(
     }
     *response->add_sweeps() = std::move(summary);
   }
+  AddListedCampaigns(*response);
   return grpc::Status::OK;
+}
+
+void CoordinatorServiceImpl::AddListedCampaigns(
+    v1::ListSweepsResponse& response) {
+  std::set<std::string> ids;
+  for (const v1::SweepSummary& s : response.sweeps()) {
+    absl::string_view trigger = s.trigger();
+    if (absl::ConsumePrefix(&trigger, kCampaignTriggerPrefix)) {
+      ids.insert(std::string(trigger));
+    }
+  }
+  if (ids.empty()) return;
+  // Running campaigns as they stand now; the others from the history
+  // (at most kMaxStoredCampaigns rows).
+  std::map<std::string, CampaignRecord> found;
+  if (campaigns_ != nullptr) {
+    auto running = campaigns_->NewestCampaigns("");
+    if (running.ok()) {
+      for (CampaignRecord& r : *running) {
+        if (ids.count(r.id) > 0) found[r.id] = std::move(r);
+      }
+    }
+  }
+  auto stored = history_->ListCampaigns("", kMaxStoredCampaigns);
+  if (stored.ok()) {
+    for (CampaignRecord& r : *stored) {
+      if (ids.count(r.id) > 0 && found.count(r.id) == 0) {
+        found[r.id] = std::move(r);
+      }
+    }
+  }
+  std::vector<const CampaignRecord*> newest;
+  for (const auto& [id, r] : found) newest.push_back(&r);
+  std::sort(newest.begin(), newest.end(),
+            [](const CampaignRecord* a, const CampaignRecord* b) {
+              return a->started > b->started;
+            });
+  for (const CampaignRecord* r : newest) {
+    *response.add_campaigns() = CampaignInfoOf(*r);
+  }
 }
 
 grpc::Status CoordinatorServiceImpl::GetSweep(

@@ -94,6 +94,8 @@ class CoordinatorServiceImpl final
                          v1::ListNodesResponse* response) override;
 
  private:
+  // Adds to a ListSweeps answer the campaigns its group sweeps belong to.
+  void AddListedCampaigns(v1::ListSweepsResponse& response);
   // Heartbeat's work: checks the caller is the agent id's node, records the
   // beat, fills `response` (with the node's verdict when `campaigns` judges
   // it).

@@ -151,6 +151,14 @@ else
   fail "node-check: exit '$checks', want '0 0 1'; $(node_check 2)"
 fi
 
+# results sums the campaign's group sweeps up (covered, untested, failed).
+camp_line=$(cli results --last 20 | grep '^# campaign ')
+if [[ "$camp_line" == *" of camp (node) finished: 3 of 3 node(s) measured; pass 2, degraded 0, fail 1, suspect 0, untested 0; 1 second pass(es)" ]]; then
+  pass "results: $camp_line"
+else
+  fail "results lacks the campaign's summary: '$camp_line'"
+fi
+
 # 3. A second campaign renews the files.
 before=$(tested 0)
 before_expiry=$(expiry 0)
