@@ -211,6 +211,8 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   plan.op_timeout = spec.timeout;
   plan.iterations_per_step = core::OpsPerStepBound(spec);
   plan.allow_busy = request.allow_busy();
+  plan.path = core::SweepPath(plan.rank_locations);
+  plan.physical_limits = config_->physical_limits;
   return plan;
 }
 

@@ -1,13 +1,17 @@
 #include "daemon/coordinator/sweep_runner.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/coordinator/agent_fan_out.h"
 #include "daemon/coordinator/busy_gpus.h"
+#include "daemon/core/byte_size.h"
 #include "daemon/core/log.h"
+#include "daemon/core/op_traits.h"
 #include "daemon/core/step_merge.h"
 
 namespace fabricpulse::coordinator {
@@ -272,6 +276,19 @@ void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
           ": the ranks report different iteration counts; a rank ran a "
           "different worker version or a broken stop rule"));
       break;
+    }
+    if (plan_.steps[p.next_emit].round < 0) {
+      // A collective's figure no path can carry: the sweep's results are
+      // not to be believed (pairs are judged apart, by the matrix).
+      const core::Step& step = plan_.steps[p.next_emit];
+      if (std::optional<std::string> beyond = core::BeyondPhysicalLimit(
+              merged.busbw, plan_.path, plan_.physical_limits)) {
+        p.outcome = absl::DataLossError(absl::StrCat(
+            "step ", p.next_emit, " (", core::OpName(step.op), " ",
+            core::FormatByteSize(step.bytes), "): ", *beyond,
+            ": rejected; a worker or agent reports false figures"));
+        break;
+      }
     }
     for (v1::StepResult& result : p.pair_hold.Take(
              merged, common::MergedToProto(merged), p.timings[p.next_emit])) {

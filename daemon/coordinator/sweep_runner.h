@@ -15,6 +15,7 @@
 #include "daemon/coordinator/pair_round_hold.h"
 #include "daemon/core/clock.h"
 #include "daemon/core/path_class.h"
+#include "daemon/core/physical_limits.h"
 #include "daemon/core/step_merge.h"
 #include "daemon/core/sweep_spec.h"
 #include "daemon/core/timeout_budget.h"
@@ -54,6 +55,10 @@ struct SweepPlan {
   int iterations_per_step = 1;  // core::OpsPerStepBound
   // SweepRequest.allow_busy: run on busy GPUs, and never yield.
   bool allow_busy = false;
+  // The sweep's slowest path and the busbw no path can carry: a merged step
+  // above it fails the sweep (a worker or agent reporting false figures).
+  core::PathClass path = core::PathClass::kNetwork;
+  core::PhysicalLimits physical_limits;
 };
 
 // Receives each event; returns false when the receiver is gone.

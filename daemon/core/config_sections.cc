@@ -121,4 +121,30 @@ absl::Status ParseAgents(const Field& field, CoordinatorConfig& config) {
   return absl::OkStatus();
 }
 
+absl::Status ParsePhysicalLimits(const Field& field,
+                                 CoordinatorConfig& config) {
+  absl::StatusOr<Fields> fields =
+      ReadMap(field.value, field.line, "physical_limits",
+              {"nvlink", "pcie_shm", "network"});
+  if (!fields.ok()) return fields.status();
+  for (const auto& [key, target] :
+       {std::pair{"nvlink", &config.physical_limits.nvlink_gbps},
+        std::pair{"pcie_shm", &config.physical_limits.pcie_shm_gbps},
+        std::pair{"network", &config.physical_limits.network_gbps}}) {
+    auto it = fields->find(key);
+    if (it == fields->end()) continue;
+    const std::string path = absl::StrCat("physical_limits.", key);
+    absl::StatusOr<double> gbps = ReadDouble(it->second, path);
+    if (!gbps.ok()) return gbps.status();
+    if (!(*gbps > 0 && *gbps <= kMaxPhysicalLimitGbps)) {
+      return ConfigError(it->second.line, path,
+                         absl::StrCat(*gbps,
+                                      " is out of range; allowed: more than 0, "
+                                      "up to 1000000 (GB/s)"));
+    }
+    *target = *gbps;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace fabricpulse::core::config_internal

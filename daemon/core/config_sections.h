@@ -24,5 +24,8 @@ absl::StatusOr<absl::Duration> ReadLongDuration(const Field& field,
 absl::Status ParseHistory(const Field& field, CoordinatorConfig& config);
 // agents: {max, forget_lost_after}. Errors: as ParseHistory.
 absl::Status ParseAgents(const Field& field, CoordinatorConfig& config);
+// physical_limits: {nvlink, pcie_shm, network} in GB/s (physical_limits.h).
+// Errors: as ParseHistory.
+absl::Status ParsePhysicalLimits(const Field& field, CoordinatorConfig& config);
 
 }  // namespace fabricpulse::core::config_internal

@@ -263,9 +263,10 @@ absl::Status CheckOneDocument(const std::string& text) {
 absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
   CoordinatorConfig config;
   if (root.IsNull()) return config;  // an empty file
-  absl::StatusOr<Fields> fields = ReadMap(
-      root, config_internal::LineOf(root), "",
-      {"timezone", "baseline", "history", "agents", "plans", "schedules"});
+  absl::StatusOr<Fields> fields =
+      ReadMap(root, config_internal::LineOf(root), "",
+              {"timezone", "baseline", "history", "agents", "physical_limits",
+               "plans", "schedules"});
   if (!fields.ok()) return fields.status();
   if (auto it = fields->find("timezone"); it != fields->end()) {
     absl::StatusOr<std::string> zone =
@@ -280,6 +281,7 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
        {std::pair{"baseline", &ParseBaseline},
         std::pair{"history", &config_internal::ParseHistory},
         std::pair{"agents", &config_internal::ParseAgents},
+        std::pair{"physical_limits", &config_internal::ParsePhysicalLimits},
         std::pair{"plans", &ParsePlans},
         std::pair{"schedules", &ParseSchedules}}) {
     if (auto it = fields->find(key); it != fields->end()) {
@@ -310,7 +312,8 @@ bool operator==(const CoordinatorConfig& a, const CoordinatorConfig& b) {
          a.history_max_bytes == b.history_max_bytes &&
          a.max_agents == b.max_agents &&
          a.forget_lost_agents_after == b.forget_lost_agents_after &&
-         a.plans == b.plans && a.schedules == b.schedules;
+         a.physical_limits == b.physical_limits && a.plans == b.plans &&
+         a.schedules == b.schedules;
 }
 
 bool IsValidConfigName(absl::string_view name) {

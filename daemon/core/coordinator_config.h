@@ -62,6 +62,10 @@
 //                                # (1 .. 16384)
 //     forget_lost_after: 24h     # a lost agent is removed this long after
 //                                # its last heartbeat (1m .. 365d)
+//   physical_limits:             # busbw (GB/s) no path can carry: a step
+//     nvlink: 2000               # reported above it fails its sweep
+//     pcie_shm: 2000             # (physical_limits.h; more than 0 ..
+//     network: 2000              # 1000000 each)
 //   schedules:
 //     - name: nightly            # unique; same naming rule as plans
 //       plan: nightly-full       # must name a plan
@@ -113,6 +117,7 @@
 #include "daemon/core/campaign_config.h"
 #include "daemon/core/cron.h"
 #include "daemon/core/limits.h"
+#include "daemon/core/physical_limits.h"
 #include "daemon/core/sweep_spec.h"
 
 namespace fabricpulse::core {
@@ -163,6 +168,8 @@ struct CoordinatorConfig {
   // Membership bounds (membership.h).
   int max_agents = kDefaultMaxAgents;
   absl::Duration forget_lost_agents_after = kDefaultForgetLostAfter;
+  // busbw no path can carry: a result above is rejected (physical_limits.h).
+  PhysicalLimits physical_limits;
   std::map<std::string, PlanConfig> plans;  // by name
   std::vector<ScheduleConfig> schedules;    // in file order
 };

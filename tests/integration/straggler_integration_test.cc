@@ -52,7 +52,10 @@ std::string StragglerOf(v1::CoordinatorService::Stub& stub,
 }
 
 TEST(StragglerIntegrationTest, RankThatEntersLateIsNamedByArrival) {
-  auto cluster = StartFourRanks({"FABRICPULSE_FAULT_LATE_RANK=3:5ms"});
+  // 20 ms: on 2 cores busy with other tests the other ranks' own arrival
+  // spread reaches milliseconds, and the rule (>= 3 x that spread) rightly
+  // names no one whose lateness is within it (5 ms failed once that way).
+  auto cluster = StartFourRanks({"FABRICPULSE_FAULT_LATE_RANK=3:20ms"});
   ASSERT_NE(cluster, nullptr);
   auto stub = Connect(cluster->coordinator());
   SweepOutcome out = RunSweep(*stub, StragglerSpec());
@@ -71,12 +74,12 @@ TEST(StragglerIntegrationTest, RankThatEntersLateIsNamedByArrival) {
     if (r.slowest_rank() == 3) rank3_slowest++;
   }
   EXPECT_GE(rank3_last, 7);
-  // It came about 5 ms after the median rank: in the median step (one step
+  // It came about 20 ms after the median rank: in the median step (one step
   // may see another rank scheduled late too on a loaded machine, which
   // moves the median rank's arrival).
   ASSERT_FALSE(lateness.empty());
   std::sort(lateness.begin(), lateness.end());
-  EXPECT_GT(lateness[lateness.size() / 2], 0.003);
+  EXPECT_GT(lateness[lateness.size() / 2], 0.012);
   EXPECT_GT(lateness.front(), 0.0002);  // every one of them late
   // The others waited for it: by duration it is never the slowest.
   EXPECT_EQ(rank3_slowest, 0);

@@ -115,6 +115,30 @@ TEST_F(SweepBoundsTest, EveryEventOnceInOrderPasses) {
   EXPECT_EQ(bg->status.code(), absl::StatusCode::kAborted) << bg->status;
 }
 
+// Results no path can carry (issue 31, item 7): an agent whose ranks all
+// report 1 ps per 4 KiB all_reduce (4e6 GB/s) fails the sweep with the
+// reason; the same agent at 1 ms per step passes.
+TEST_F(SweepBoundsTest, AFigureBeyondThePhysicalLimitFailsTheSweep) {
+  auto a = AddAgent("node-a", 2);
+  a->SetRankSeconds(1e-12);
+  absl::Status status = Run(ThreeSteps());
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(status.message(), HasSubstr("step 0 (all_reduce 1K): busbw "));
+  EXPECT_THAT(status.message(),
+              HasSubstr(" GB/s is beyond the physical limit of the pcie_shm "
+                        "path (2000 GB/s, physical_limits.pcie_shm): "
+                        "rejected; a worker or agent reports false figures"));
+  auto sweeps = history_->ListSweeps(1);
+  ASSERT_TRUE(sweeps.ok() && sweeps->size() == 1);
+  EXPECT_EQ((*sweeps)[0].status, "failed");
+}
+
+TEST_F(SweepBoundsTest, PlausibleFiguresPassTheLimit) {
+  auto a = AddAgent("node-a", 2);
+  a->SetRankSeconds(1e-6);  // 4 KiB in 1 us: 4 GB/s
+  EXPECT_TRUE(Run(ThreeSteps()).ok());
+}
+
 TEST_F(SweepBoundsTest, ANodeListIsCheckedBeforeAnythingRuns) {
   auto a = AddAgent("node-a", 2);
   v1::SweepRequest request = ThreeSteps();
