@@ -277,9 +277,11 @@ void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
           "different worker version or a broken stop rule"));
       break;
     }
-    if (plan_.steps[p.next_emit].round < 0) {
+    if (plan_.steps[p.next_emit].round < 0 && plan_.nranks > 1) {
       // A collective's figure no path can carry: the sweep's results are
-      // not to be believed (pairs are judged apart, by the matrix).
+      // not to be believed (pairs are judged apart, by the matrix; one
+      // rank's bytes cross no link: a copy on its own GPU can run at memory
+      // speed).
       const core::Step& step = plan_.steps[p.next_emit];
       if (std::optional<std::string> beyond = core::BeyondPhysicalLimit(
               merged.busbw, plan_.path, plan_.physical_limits)) {

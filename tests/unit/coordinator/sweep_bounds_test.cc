@@ -139,6 +139,14 @@ TEST_F(SweepBoundsTest, PlausibleFiguresPassTheLimit) {
   EXPECT_TRUE(Run(ThreeSteps()).ok());
 }
 
+// One rank's bytes cross no link (a broadcast or send to itself is a copy
+// at memory speed, beyond any link's): not checked.
+TEST_F(SweepBoundsTest, ASingleRanksFiguresAreNotHeldToALink) {
+  auto a = AddAgent("node-a", 1);
+  a->SetRankSeconds(1e-12);
+  EXPECT_TRUE(Run(ThreeSteps()).ok());
+}
+
 TEST_F(SweepBoundsTest, ANodeListIsCheckedBeforeAnythingRuns) {
   auto a = AddAgent("node-a", 2);
   v1::SweepRequest request = ThreeSteps();
