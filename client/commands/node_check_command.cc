@@ -1,11 +1,10 @@
 #include "client/commands/node_check_command.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "daemon/core/bounded_file.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -26,14 +25,6 @@ absl::Time CheckAtUnix(double seconds) {
 
 std::string CheckMinute(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%MZ", t, absl::UTCTimeZone());
-}
-
-absl::StatusOr<std::string> ReadVerdictText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError("no file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -101,7 +92,9 @@ int RunNodeCheckCommand(const NodeCheckFlags& flags) {
     return kNodeCheckUnknown;
   }
   const NodeCheckAnswer answer = JudgeVerdictFile(
-      ReadVerdictText(flags.verdict_file), absl::Now(), max_age);
+      core::ReadBoundedFile(flags.verdict_file, kNodeCheckMaxFileBytes,
+                            "--verdict-file"),
+      absl::Now(), max_age);
   std::cout << answer.message << std::endl;
   return answer.exit_code;
 }

@@ -23,6 +23,8 @@ inline constexpr int kNodeCheckOk = 0;
 inline constexpr int kNodeCheckProblem = 1;
 inline constexpr int kNodeCheckUnknown = 2;
 inline constexpr size_t kNodeCheckMaxMessage = 80;
+// The agent's file is well under 1 KiB; anything larger is not its.
+inline constexpr size_t kNodeCheckMaxFileBytes = 64 * 1024;
 // Above the agent's refresh of the file (a minute), so that a live agent
 // never reads as silent.
 inline constexpr absl::Duration kNodeCheckMinMaxAge = absl::Minutes(2);

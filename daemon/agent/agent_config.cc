@@ -2,15 +2,13 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/common/address.h"
 #include "daemon/core/agent_labels.h"
+#include "daemon/core/bounded_file.h"
 #include "daemon/core/name_rules.h"
 
 namespace fabricpulse::agent {
@@ -49,20 +47,18 @@ absl::StatusOr<core::AgentLabels> AgentConfig::Labels() const {
       core::ParseLabels("--labels", labels);
   if (!given.ok() || labels_dir.empty()) return given;
   // The node's own file; none: this node has no per-node labels.
-  const std::string path = absl::StrCat(labels_dir, "/", node_name);
-  std::ifstream in(path);
-  if (!in) {
-    if (::access(labels_dir.c_str(), R_OK | X_OK) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--labels-dir: '", labels_dir, "' is not a readable folder"));
-    }
-    return given;
+  if (::access(labels_dir.c_str(), R_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--labels-dir: '", labels_dir, "' is not a readable folder"));
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string path = absl::StrCat(labels_dir, "/", node_name);
+  absl::StatusOr<std::string> text = core::ReadBoundedFile(
+      path, core::kMaxConfigFileBytes, "--labels-dir file");
+  if (text.status().code() == absl::StatusCode::kNotFound) return given;
+  if (!text.ok()) return text.status();
   absl::StatusOr<core::AgentLabels> own =
       core::ParseLabels(absl::StrCat("--labels-dir file '", path, "'"),
-                        absl::StripAsciiWhitespace(text.str()));
+                        absl::StripAsciiWhitespace(*text));
   if (!own.ok()) return own.status();
   for (const auto& [key, value] : *own) (*given)[key] = value;
   if (absl::Status bounded =

@@ -2,12 +2,11 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/atomic_file.h"
+#include "daemon/core/bounded_file.h"
 #include "daemon/core/log.h"
 #include "daemon/core/nfd_feature_file.h"
 #include "google/protobuf/util/json_util.h"
@@ -59,16 +58,19 @@ absl::StatusOr<std::unique_ptr<VerdictPublisher>> VerdictPublisher::Create(
       new VerdictPublisher(std::move(options), clock));
   if (!publisher->options_.nfd_features_dir.empty()) {
     // A file an earlier agent process left: kept until its expiry.
-    std::ifstream in(absl::StrCat(publisher->options_.nfd_features_dir, "/",
-                                  core::kNfdFeatureFileName));
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
+    absl::StatusOr<std::string> text = core::ReadBoundedFile(
+        absl::StrCat(publisher->options_.nfd_features_dir, "/",
+                     core::kNfdFeatureFileName),
+        core::kNfdMaxFileBytes, "--nfd-features-dir file");
+    if (text.status().code() != absl::StatusCode::kNotFound) {
       absl::MutexLock lock(&publisher->mu_);
-      publisher->feature_text_ = text.str();
-      // No expiry that parses: not a file to keep.
-      publisher->feature_expiry_ =
-          core::NfdFileExpiry(text.str()).value_or(absl::InfinitePast());
+      // Unreadable, or no expiry that parses: not a file to keep.
+      publisher->feature_expiry_ = absl::InfinitePast();
+      if (text.ok()) {
+        publisher->feature_text_ = *text;
+        publisher->feature_expiry_ =
+            core::NfdFileExpiry(*text).value_or(absl::InfinitePast());
+      }
     }
   }
   return publisher;

@@ -1,13 +1,12 @@
 #include "daemon/common/port_file.h"
 
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "daemon/common/atomic_file.h"
 
 namespace fabricpulse::common {
 namespace {
@@ -30,21 +29,14 @@ bool TryRead(const std::string& path, BoundPorts* ports) {
 }  // namespace
 
 absl::Status WritePortFile(const std::string& path, const BoundPorts& ports) {
-  const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << "grpc=" << ports.grpc << "\n"
-        << "metrics=" << ports.metrics << "\n";
-    if (!ports.health.empty()) out << "health=" << ports.health << "\n";
-    out.flush();
-    if (!out) {
-      return absl::InternalError(
-          absl::StrCat("port-file: cannot write '", tmp, "'"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::InternalError(
-        absl::StrCat("port-file: cannot rename '", tmp, "' to '", path, "'"));
+  std::string text =
+      absl::StrCat("grpc=", ports.grpc, "\n", "metrics=", ports.metrics, "\n");
+  if (!ports.health.empty())
+    absl::StrAppend(&text, "health=", ports.health, "\n");
+  absl::Status written =
+      WriteFileAtomically(path, absl::StrCat(path, ".tmp"), text);
+  if (!written.ok()) {
+    return absl::InternalError(absl::StrCat("port-file: ", written.message()));
   }
   return absl::OkStatus();
 }

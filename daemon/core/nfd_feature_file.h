@@ -17,6 +17,7 @@
 // plan's name is not a valid label value.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,8 @@ inline constexpr char kNfdFeatureTempName[] = ".fabricpulse.tmp";
 inline constexpr char kNfdHealthLabel[] = "fabricpulse.io/nccl-health";
 inline constexpr char kNfdTestedLabel[] = "fabricpulse.io/nccl-tested";
 inline constexpr char kNfdPlanLabel[] = "fabricpulse.io/nccl-plan";
+// NFD ignores a feature file over 64 KiB (MaxFeatureFileSize).
+inline constexpr size_t kNfdMaxFileBytes = 65536;
 
 struct NfdVerdictLabels {
   std::string health;  // pass, degraded, fail, suspect, untested
