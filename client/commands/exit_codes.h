@@ -30,7 +30,8 @@ inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
      "the coordinator is unreachable or refused the call (TLS, role)"},
     {kExitBusy,
      "busy: the members run another sweep, a member GPU runs a foreign "
-     "process, or the sweep was preempted by one"},
+     "process, the sweep was preempted by one, or the caller has as many "
+     "calls in flight as it may"},
     {kExitGateFailed, "a gate failed (--fail-on-regression, --min-busbw)"},
 };
 

@@ -1,5 +1,7 @@
 #include "daemon/agent/agent_metrics.h"
 
+#include <algorithm>
+#include <climits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -31,10 +33,13 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
                          .Help("Workers ready")
                          .Register(registry)
                          .Add({{"node", node_}})),
-      rank_latency_(prometheus::BuildGauge()
-                        .Name("fabricpulse_agent_rank_latency_seconds")
-                        .Help("This rank's last mean time per op")
-                        .Register(registry)),
+      rank_latency_(
+          prometheus::BuildGauge()
+              .Name("fabricpulse_agent_rank_latency_seconds")
+              .Help("This rank's mean time per op at the smallest and the "
+                    "largest size of each op in its plan's last "
+                    "sweep on the node")
+              .Register(registry)),
       gpu_busy_(prometheus::BuildGauge()
                     .Name("fabricpulse_agent_gpu_busy")
                     .Help("Other compute processes on the GPU (NVML)")
@@ -86,36 +91,78 @@ void AgentMetrics::SetWorkers(int configured, int ready) {
   workers_ready_.Set(ready);
 }
 
-void AgentMetrics::RankLatency(const std::string& sweep_id, int rank,
+void AgentMetrics::RankLatency(const RankLatencySweep& sweep, int rank,
                                const v1::StepKey& key, double mean_seconds) {
+  if (key.in_place() != (sweep.placement == "in_place")) return;
+  const std::string plan = sweep.plan.empty() ? "adhoc" : sweep.plan;
   absl::MutexLock lock(&rank_mu_);
-  if (sweep_id != rank_sweep_) {
-    // Another sweep's steps (another plan, placement or member set) must not
-    // mix with this one's.
-    for (prometheus::Gauge* series : rank_series_) {
-      rank_latency_.Remove(series);
+  auto found = rank_plans_.find(plan);
+  if (found == rank_plans_.end()) {
+    if (rank_plans_.size() >= kMaxRankLatencyPlans) {
+      auto oldest = std::min_element(
+          rank_plans_.begin(), rank_plans_.end(), [](auto& a, auto& b) {
+            return a.second.last_used < b.second.last_used;
+          });
+      RemoveRankSeries(oldest->second);
+      rank_plans_.erase(oldest);
     }
-    rank_series_.clear();
-    rank_steps_.clear();
-    rank_sweep_ = sweep_id;
+    found = rank_plans_.emplace(plan, RankPlanSeries{}).first;
   }
-  const auto step =
-      std::make_tuple(key.op(), key.dtype(), key.bytes(), key.in_place());
-  if (!rank_steps_.count(step)) {
-    if (rank_steps_.size() >= kMaxRankLatencySteps) return;
-    rank_steps_.insert(step);
+  RankPlanSeries& p = found->second;
+  p.last_used = ++rank_uses_;
+  if (p.sweep_id != sweep.sweep_id) {
+    // The plan's earlier sweep (its members or spec may differ).
+    RemoveRankSeries(p);
+    p.ops.clear();
+    p.sweep_id = sweep.sweep_id;
   }
-  const prometheus::Labels labels = {
-      {"node", node_},
-      {"rank", absl::StrCat(rank)},
-      {"op", key.op()},
-      {"dtype", key.dtype()},
-      {"size", absl::StrCat(key.bytes())},
-      {"placement", key.in_place() ? "in_place" : "out_of_place"}};
-  const bool is_new = !rank_latency_.Has(labels);
-  prometheus::Gauge& series = rank_latency_.Add(labels);
-  if (is_new) rank_series_.push_back(&series);
-  series.Set(mean_seconds);
+  auto op = p.ops.find(key.op());
+  if (op == p.ops.end()) {
+    if (p.ops.size() >= kMaxRankLatencyOps) return;
+    op = p.ops
+             .emplace(
+                 key.op(),
+                 RankPlanSeries::OpSizes{key.dtype(), key.bytes(), key.bytes()})
+             .first;
+  }
+  RankPlanSeries::OpSizes& sizes = op->second;
+  if (key.dtype() != sizes.dtype) return;
+  const uint64_t bytes = key.bytes();
+  if (bytes < sizes.smallest) {
+    const uint64_t passed = sizes.smallest;
+    sizes.smallest = bytes;
+    if (passed != sizes.largest) RemoveRankSeries(p, key.op(), passed);
+  }
+  if (bytes > sizes.largest) {
+    const uint64_t passed = sizes.largest;
+    sizes.largest = bytes;
+    if (passed != sizes.smallest) RemoveRankSeries(p, key.op(), passed);
+  }
+  if (bytes != sizes.smallest && bytes != sizes.largest) return;
+  prometheus::Gauge*& series = p.series[{key.op(), bytes, rank}];
+  if (series == nullptr) {
+    series = &rank_latency_.Add({{"node", node_},
+                                 {"rank", absl::StrCat(rank)},
+                                 {"plan", plan},
+                                 {"op", key.op()},
+                                 {"size", absl::StrCat(bytes)}});
+  }
+  series->Set(mean_seconds);
+}
+
+void AgentMetrics::RemoveRankSeries(RankPlanSeries& plan, const std::string& op,
+                                    uint64_t size) {
+  auto it = plan.series.lower_bound({op, size, INT_MIN});
+  while (it != plan.series.end() && std::get<0>(it->first) == op &&
+         std::get<1>(it->first) == size) {
+    rank_latency_.Remove(it->second);
+    it = plan.series.erase(it);
+  }
+}
+
+void AgentMetrics::RemoveRankSeries(RankPlanSeries& plan) {
+  for (auto& [key, series] : plan.series) rank_latency_.Remove(series);
+  plan.series.clear();
 }
 
 void AgentMetrics::GpuBusy(int gpu, bool busy) {

@@ -2,13 +2,15 @@
 //
 // Every family is registered once, at construction, and the node's fixed
 // series are created there too. Every series carries node=<this node>. The
-// per-rank latency series belong to one sweep at a time (the node's last
-// sweep, at most kMaxRankLatencySteps steps of it), so the number of series
-// does not grow with the number of sweeps (docs/metrics.md, "Series
-// count").
+// per-rank latency series are a summary of each plan's last sweep on the
+// node (two sizes of each op, at most kMaxRankLatencyOps ops, at most
+// kMaxRankLatencyPlans plans), so the number of series does not grow with
+// sweeps, steps or plans: at most 64 per rank (docs/metrics.md, "Series
+// count"). Every step's figures are in the history and the JSON.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,9 +27,18 @@
 
 namespace fabricpulse::agent {
 
-// Steps of one sweep whose per-rank latency is exported; later steps of a
-// longer sweep are not.
-inline constexpr size_t kMaxRankLatencySteps = 512;
+// Plans whose last sweep's per-rank latency is exported (the least
+// recently swept plan's series go when another comes), and ops of a sweep
+// (the first ones to report; later ops are not exported).
+inline constexpr size_t kMaxRankLatencyPlans = 4;
+inline constexpr size_t kMaxRankLatencyOps = 8;
+
+// The sweep a rank's step figure belongs to.
+struct RankLatencySweep {
+  std::string sweep_id;
+  std::string plan;       // "" or "adhoc": exported as plan="adhoc"
+  std::string placement;  // the spec's: in_place, out_of_place or both
+};
 
 // Thread-safe: every method may be called from any thread, concurrently
 // (prometheus-cpp's metrics and families are).
@@ -59,13 +70,14 @@ class AgentMetrics {
   // fabricpulse_agent_workers_ready{node}.
   void SetWorkers(int configured, int ready);
 
-  // Sets fabricpulse_agent_rank_latency_seconds{node, rank, op, dtype,
-  // size, placement}: global rank `rank`'s mean time per op in step `key`
-  // of sweep `sweep_id` (size: decimal bytes; placement: in_place or
-  // out_of_place). The series are those of one sweep: the first step of a
-  // new sweep removes the earlier sweep's. Steps beyond the sweep's first
-  // kMaxRankLatencySteps are not exported.
-  void RankLatency(const std::string& sweep_id, int rank,
+  // Sets fabricpulse_agent_rank_latency_seconds{node, rank, plan, op,
+  // size}: global rank `rank`'s mean time per op in step `key` of `sweep`,
+  // kept only for the smallest and the largest size of each op in the
+  // plan's last sweep on this node (size: decimal bytes). One placement
+  // counts: out_of_place unless the spec ran in_place only; one dtype: the
+  // op's first. The first step of a plan's new sweep removes the plan's
+  // earlier series; a size passed by a larger one loses its series.
+  void RankLatency(const RankLatencySweep& sweep, int rank,
                    const v1::StepKey& key, double mean_seconds);
 
   // Sets fabricpulse_agent_gpu_busy{node, gpu} to 1 when other compute
@@ -96,12 +108,27 @@ class AgentMetrics {
   prometheus::Gauge& workers_;
   prometheus::Gauge& workers_ready_;
   prometheus::Family<prometheus::Gauge>& rank_latency_;
+  // One plan's exported per-rank series.
+  struct RankPlanSeries {
+    struct OpSizes {
+      std::string dtype;
+      uint64_t smallest = 0;
+      uint64_t largest = 0;
+    };
+    std::string sweep_id;
+    uint64_t last_used = 0;
+    std::map<std::string, OpSizes> ops;
+    // (op, size, rank) -> its series.
+    std::map<std::tuple<std::string, uint64_t, int>, prometheus::Gauge*> series;
+  };
+  // Removes the plan's series of `op` at `size` (every rank's).
+  void RemoveRankSeries(RankPlanSeries& plan, const std::string& op,
+                        uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(rank_mu_);
+  void RemoveRankSeries(RankPlanSeries& plan)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rank_mu_);
   absl::Mutex rank_mu_;
-  std::string rank_sweep_ ABSL_GUARDED_BY(rank_mu_);
-  // The steps (op, dtype, size, placement) of rank_sweep_ exported.
-  std::set<std::tuple<std::string, std::string, uint64_t, bool>> rank_steps_
-      ABSL_GUARDED_BY(rank_mu_);
-  std::vector<prometheus::Gauge*> rank_series_ ABSL_GUARDED_BY(rank_mu_);
+  std::map<std::string, RankPlanSeries> rank_plans_ ABSL_GUARDED_BY(rank_mu_);
+  uint64_t rank_uses_ ABSL_GUARDED_BY(rank_mu_) = 0;
   prometheus::Family<prometheus::Gauge>& gpu_busy_;
   prometheus::Family<prometheus::Gauge>& worker_gpu_memory_;
   prometheus::Family<prometheus::Gauge>& nic_up_;

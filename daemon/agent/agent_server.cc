@@ -151,7 +151,8 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
           security::PolicySource::BuiltIn(security::Service::kAgent,
                                           config.tls.trust_domain),
           coordinator_pin)),
-      core::kAgentMaxRequestBytes, s->health_->service());
+      core::kAgentMaxRequestBytes, common::kAgentCallLimits,
+      s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;

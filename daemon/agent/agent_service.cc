@@ -120,8 +120,10 @@ grpc::Status AgentServiceImpl::RunSweep(
       [&](const v1::RankEvent& event) {
         if (event.has_step() && metrics_ != nullptr) {
           const v1::StepRankEvent& step = event.step();
-          metrics_->RankLatency(request->sweep_id(), step.timing().rank(),
-                                step.key(), step.timing().mean_seconds());
+          metrics_->RankLatency({request->sweep_id(), request->plan(),
+                                 request->spec().placement()},
+                                step.timing().rank(), step.key(),
+                                step.timing().mean_seconds());
         }
         return writer->Write(event);
       },

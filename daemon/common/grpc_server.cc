@@ -2,16 +2,23 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/channel_args.h"
+#include "grpcpp/resource_quota.h"
 
 namespace fabricpulse::common {
 
 absl::StatusOr<ListeningServer> StartGrpcServer(
     const std::string& listen, grpc::Service* service,
     std::shared_ptr<grpc::ServerCredentials> credentials, int max_receive_bytes,
-    grpc::Service* health) {
+    const ServerCallLimits& limits, grpc::Service* health) {
   ListeningServer out;
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(max_receive_bytes);
+  grpc::ResourceQuota quota("fabricpulse-server");
+  quota.SetMaxThreads(limits.max_sync_threads);
+  quota.Resize(static_cast<size_t>(limits.memory_bytes));
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             limits.max_streams_per_connection);
   // gRPC sets SO_REUSEPORT on Linux by default, so a second daemon could
   // bind the same port and take half the connections: one listener only.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

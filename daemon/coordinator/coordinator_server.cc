@@ -153,7 +153,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       config.listen, s->service_.get(),
       s->credentials_->Server(std::make_shared<security::Authorizer>(
           config.tls.trust_domain, s->policy_)),
-      core::kCoordinatorMaxRequestBytes, s->health_->service());
+      core::kCoordinatorMaxRequestBytes, common::kCoordinatorCallLimits,
+      s->health_->service());
   if (!listening.ok()) return listening.status();
   s->server_ = std::move(listening->server);
   const int port = listening->port;

@@ -32,27 +32,36 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(
       scheduler_(scheduler),
       campaigns_(campaigns) {}
 
-grpc::Status CoordinatorServiceImpl::Register(
-    grpc::ServerContext* context, const v1::RegisterRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::Register(
+    grpc::CallbackServerContext* context, const v1::RegisterRequest* request,
     v1::RegisterResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(
+      common::ToGrpcStatus(AnswerRegister(*context, *request, *response)));
+  return reactor;
+}
+
+absl::Status CoordinatorServiceImpl::AnswerRegister(
+    const grpc::ServerContextBase& context, const v1::RegisterRequest& request,
+    v1::RegisterResponse& response) {
   // An agent registers only as the node its certificate names: a stolen
   // agent id or a forged node name redirects nothing.
   absl::Status bound =
-      security::RequireAgentNode(*context, request->agent().node_name());
-  if (!bound.ok()) return common::ToGrpcStatus(bound);
-  auto registered = orchestrator_->membership().Register(request->agent());
-  if (!registered.ok()) return common::ToGrpcStatus(registered.status());
-  security::Audit(*context,
-                  absl::StrCat("registered node ", request->agent().node_name(),
-                               " at ", request->agent().address(), " (epoch ",
+      security::RequireAgentNode(context, request.agent().node_name());
+  if (!bound.ok()) return bound;
+  auto registered = orchestrator_->membership().Register(request.agent());
+  if (!registered.ok()) return registered.status();
+  security::Audit(context,
+                  absl::StrCat("registered node ", request.agent().node_name(),
+                               " at ", request.agent().address(), " (epoch ",
                                registered->epoch, ")"));
-  response->set_agent_id(registered->agent_id);
-  response->set_membership_epoch(registered->epoch);
+  response.set_agent_id(registered->agent_id);
+  response.set_membership_epoch(registered->epoch);
   // The agents gauge is refreshed by the coordinator's housekeeping: doing
   // it here made registering N agents cost O(N^2).
-  response->set_heartbeat_interval_seconds(
+  response.set_heartbeat_interval_seconds(
       absl::ToDoubleSeconds(orchestrator_->membership().HeartbeatInterval()));
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::Heartbeat(
@@ -89,8 +98,16 @@ absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
   return absl::OkStatus();
 }
 
-grpc::Status CoordinatorServiceImpl::ListAgents(
-    grpc::ServerContext* context, const v1::ListAgentsRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListAgents(
+    grpc::CallbackServerContext* context, const v1::ListAgentsRequest* request,
+    v1::ListAgentsResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeListAgents(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeListAgents(
+    grpc::CallbackServerContext* context, const v1::ListAgentsRequest* request,
     v1::ListAgentsResponse* response) {
   Membership& membership = orchestrator_->membership();
   for (const v1::AgentInfo& info : membership.List()) {
@@ -103,13 +120,15 @@ grpc::Status CoordinatorServiceImpl::ListAgents(
 
 // The caller is the node its certificate names: only members of the sweep
 // that owns a key may touch it ("" on a plaintext server: no member check).
-grpc::Status CoordinatorServiceImpl::KvSet(grpc::ServerContext* context,
-                                           const v1::KvSetRequest* request,
-                                           v1::KvSetResponse* response) {
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvSet(
+    grpc::CallbackServerContext* context, const v1::KvSetRequest* request,
+    v1::KvSetResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::StatusOr<std::string> caller = security::CallerAgentNode(*context);
-  if (!caller.ok()) return common::ToGrpcStatus(caller.status());
-  return common::ToGrpcStatus(
-      store_->Set(*caller, request->key(), request->value()));
+  reactor->Finish(common::ToGrpcStatus(
+      caller.ok() ? store_->Set(*caller, request->key(), request->value())
+                  : caller.status()));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvGet(
@@ -142,8 +161,16 @@ grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
   return SweepStream::Start(orchestrator_, &sweep_threads_, *request);
 }
 
-grpc::Status CoordinatorServiceImpl::ListSweeps(
-    grpc::ServerContext* context, const v1::ListSweepsRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListSweeps(
+    grpc::CallbackServerContext* context, const v1::ListSweepsRequest* request,
+    v1::ListSweepsResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeListSweeps(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeListSweeps(
+    grpc::CallbackServerContext* context, const v1::ListSweepsRequest* request,
     v1::ListSweepsResponse* response) {
   auto last = ListSweepsLimit(*request);
   if (!last.ok()) return common::ToGrpcStatus(last.status());
@@ -206,8 +233,16 @@ void CoordinatorServiceImpl::AddListedCampaigns(
   }
 }
 
-grpc::Status CoordinatorServiceImpl::GetSweep(
-    grpc::ServerContext* context, const v1::GetSweepRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::GetSweep(
+    grpc::CallbackServerContext* context, const v1::GetSweepRequest* request,
+    v1::GetSweepResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeGetSweep(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeGetSweep(
+    grpc::CallbackServerContext* context, const v1::GetSweepRequest* request,
     v1::GetSweepResponse* response) {
   auto sweep = history_->GetSweep(request->sweep_id());
   if (!sweep.ok()) return common::ToGrpcStatus(sweep.status());
@@ -223,8 +258,16 @@ grpc::Status CoordinatorServiceImpl::GetSweep(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::AbortSweep(
-    grpc::ServerContext* context, const v1::AbortSweepRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::AbortSweep(
+    grpc::CallbackServerContext* context, const v1::AbortSweepRequest* request,
+    v1::AbortSweepResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeAbortSweep(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeAbortSweep(
+    grpc::CallbackServerContext* context, const v1::AbortSweepRequest* request,
     v1::AbortSweepResponse* response) {
   security::Audit(
       *context,
@@ -238,8 +281,16 @@ grpc::Status CoordinatorServiceImpl::AbortSweep(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::Diagnose(
-    grpc::ServerContext* context, const v1::DiagnoseRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::Diagnose(
+    grpc::CallbackServerContext* context, const v1::DiagnoseRequest* request,
+    v1::DiagnoseResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeDiagnose(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeDiagnose(
+    grpc::CallbackServerContext* context, const v1::DiagnoseRequest* request,
     v1::DiagnoseResponse* response) {
   auto diagnosis = orchestrator_->Diagnose(request->sweep_id());
   if (!diagnosis.ok()) return common::ToGrpcStatus(diagnosis.status());
@@ -247,8 +298,18 @@ grpc::Status CoordinatorServiceImpl::Diagnose(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::Stats(
-    grpc::ServerContext* context, const v1::CoordinatorStatsRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::Stats(
+    grpc::CallbackServerContext* context,
+    const v1::CoordinatorStatsRequest* request,
+    v1::CoordinatorStatsResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeStats(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeStats(
+    grpc::CallbackServerContext* context,
+    const v1::CoordinatorStatsRequest* request,
     v1::CoordinatorStatsResponse* response) {
   response->set_kv_sets(store_->sets());
   const RendezvousStore::Usage kv = store_->usage();
@@ -261,16 +322,34 @@ grpc::Status CoordinatorServiceImpl::Stats(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::ListPlans(
-    grpc::ServerContext* context, const v1::ListPlansRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListPlans(
+    grpc::CallbackServerContext* context, const v1::ListPlansRequest* request,
+    v1::ListPlansResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeListPlans(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeListPlans(
+    grpc::CallbackServerContext* context, const v1::ListPlansRequest* request,
     v1::ListPlansResponse* response) {
   *response = ListPlansAnswer(config_ != nullptr ? *config_
                                                  : core::CoordinatorConfig{});
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::ListSchedules(
-    grpc::ServerContext* context, const v1::ListSchedulesRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListSchedules(
+    grpc::CallbackServerContext* context,
+    const v1::ListSchedulesRequest* request,
+    v1::ListSchedulesResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeListSchedules(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeListSchedules(
+    grpc::CallbackServerContext* context,
+    const v1::ListSchedulesRequest* request,
     v1::ListSchedulesResponse* response) {
   if (scheduler_ == nullptr) return grpc::Status::OK;
   const std::vector<ScheduleState> states = scheduler_->Snapshot();
@@ -281,8 +360,18 @@ grpc::Status CoordinatorServiceImpl::ListSchedules(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::StartCampaign(
-    grpc::ServerContext* context, const v1::StartCampaignRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::StartCampaign(
+    grpc::CallbackServerContext* context,
+    const v1::StartCampaignRequest* request,
+    v1::StartCampaignResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeStartCampaign(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeStartCampaign(
+    grpc::CallbackServerContext* context,
+    const v1::StartCampaignRequest* request,
     v1::StartCampaignResponse* response) {
   if (campaigns_ == nullptr) {
     return common::ToGrpcStatus(
@@ -295,8 +384,16 @@ grpc::Status CoordinatorServiceImpl::StartCampaign(
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorServiceImpl::ListNodes(
-    grpc::ServerContext* context, const v1::ListNodesRequest* request,
+grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListNodes(
+    grpc::CallbackServerContext* context, const v1::ListNodesRequest* request,
+    v1::ListNodesResponse* response) {
+  return pooled_.Serve(context, [this, context, request, response] {
+    return ServeListNodes(context, request, response);
+  });
+}
+
+grpc::Status CoordinatorServiceImpl::ServeListNodes(
+    grpc::CallbackServerContext* context, const v1::ListNodesRequest* request,
     v1::ListNodesResponse* response) {
   if (campaigns_ == nullptr) return grpc::Status::OK;
   absl::StatusOr<std::vector<PlanNodeStatus>> nodes =

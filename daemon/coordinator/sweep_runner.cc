@@ -212,6 +212,7 @@ void SweepRunner::StartStreams() {
     req.set_membership_epoch(plan_.membership_epoch);
     req.set_lease_seconds(absl::ToDoubleSeconds(plan_.lease));
     req.set_allow_busy(plan_.allow_busy);
+    req.set_plan(plan_.plan_name);
     const int agent = static_cast<int>(i);
     AgentSweepCallbacks callbacks;
     callbacks.on_event =

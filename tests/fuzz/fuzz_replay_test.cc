@@ -28,6 +28,7 @@ const Target kTargets[] = {
     {"coordinator_requests", FuzzCoordinatorRequests},
     {"agent_requests", FuzzAgentRequests},
     {"worker_requests", FuzzWorkerRequests},
+    {"identity", FuzzIdentity},
 };
 
 class FuzzReplayTest : public ::testing::TestWithParam<Target> {};

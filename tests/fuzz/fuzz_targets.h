@@ -28,5 +28,8 @@ int FuzzCoordinatorRequests(const uint8_t* data, size_t size);
 int FuzzAgentRequests(const uint8_t* data, size_t size);
 // Likewise for WorkerService.
 int FuzzWorkerRequests(const uint8_t* data, size_t size);
+// security::SoleIdentity on a certificate's URI SANs (one per line), then
+// the built-in policies' decisions on the identity it names.
+int FuzzIdentity(const uint8_t* data, size_t size);
 
 }  // namespace fabricpulse::fuzz

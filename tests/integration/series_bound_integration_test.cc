@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -21,14 +22,32 @@ namespace {
 
 // docs/metrics.md, "Series count", for this cluster: P = 1 plan of O = 1 op
 // and S = 8 steps, no schedules, N = 2 nodes, R = 4 ranks, G = 2 ranks per
-// node, and the step caps of the daemons (512).
+// node, the coordinator's step cap (512) and the agent's per-rank cap (at
+// most 4 plans of 8 ops at 2 sizes: 64 per rank).
 constexpr int kPlans = 1, kPlanOps = 1, kPlanSteps = 8;
 constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
+constexpr int kRankCap = 64;
 constexpr int kCoordinatorBound = 11 + 25 * (kPlans + 1) + 7 * kPlans +
                                   (kPlanOps + 9) + 8 * (kPlanSteps + kStepCap) +
                                   kRanks + kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).
-constexpr int kNodeBound = 12 + 32 + kRanksPerNode * kStepCap;
+constexpr int kNodeBound = 12 + 32 + kRanksPerNode * kRankCap;
+
+// The agent's per-rank series a sweep leaves on a node, per local rank:
+// the smallest and the largest size of each op (one when it ran one size),
+// out of place unless the sweep ran in place only.
+int RankSeriesPerRank(const std::vector<v1::StepResult>& results,
+                      const std::string& placement) {
+  std::map<std::string, std::set<uint64_t>> sizes;
+  for (const v1::StepResult& r : results) {
+    if (r.step().in_place() == (placement == "in_place")) {
+      sizes[r.step().op()].insert(r.step().bytes());
+    }
+  }
+  int n = 0;
+  for (const auto& [op, s] : sizes) n += std::min<int>(s.size(), 2);
+  return n;
+}
 
 class SeriesBoundTest : public ::testing::Test {
  protected:
@@ -118,7 +137,8 @@ TEST_F(SeriesBoundTest, AdhocSweepsStayWithinTheStatedBound) {
       {{"all_reduce"}, 72, 72 << 12, 2, "both", {0}},
   };
   // Each node's series are its last sweep's.
-  std::map<int, int> node_steps;  // node -> steps of its last sweep
+  std::map<int, int> node_steps;   // node -> steps of its last sweep
+  std::map<int, int> node_series;  // node -> its per-rank series
   for (const AdHoc& a : sweeps) {
     v1::SweepSpec spec = QuickSpec(a.ops, a.max_bytes);
     spec.set_min_bytes(a.min_bytes);
@@ -131,7 +151,11 @@ TEST_F(SeriesBoundTest, AdhocSweepsStayWithinTheStatedBound) {
     ASSERT_TRUE(outcome.status.ok()) << outcome.status;
     const int steps = static_cast<int>(outcome.results.size());
     ASSERT_GT(steps, 0);
-    for (int n : a.nodes) node_steps[n] = steps;
+    for (int n : a.nodes) {
+      node_steps[n] = steps;
+      node_series[n] =
+          kRanksPerNode * RankSeriesPerRank(outcome.results, a.placement);
+    }
 
     const std::string coordinator = Coordinator();
     SCOPED_TRACE(absl::StrCat(a.ops[0], " on ", nodes.size(), " node(s), ",
@@ -146,9 +170,10 @@ TEST_F(SeriesBoundTest, AdhocSweepsStayWithinTheStatedBound) {
     EXPECT_LE(CountSeries(coordinator), kCoordinatorBound);
     for (int n = 0; n < kNodes; ++n) {
       const std::string node = Node(n);
-      const int ranks_here = kRanksPerNode;
-      EXPECT_EQ(Count(node, "fabricpulse_agent_rank_latency_seconds", ""),
-                node_steps.count(n) ? ranks_here * node_steps[n] : 0)
+      // The node's last ad-hoc sweep, summed up per rank.
+      EXPECT_EQ(Count(node, "fabricpulse_agent_rank_latency_seconds",
+                      "plan=\"adhoc\""),
+                node_series.count(n) ? node_series[n] : 0)
           << cluster_->NodeName(n);
       EXPECT_LE(CountSeries(node), kNodeBound) << cluster_->NodeName(n);
     }
@@ -159,8 +184,7 @@ TEST_F(SeriesBoundTest, AdhocSweepsStayWithinTheStatedBound) {
             8 * node_steps[0] + 13 + 9 + kRanks + kNodes * kRanks)
       << coordinator;
   for (int n = 0; n < kNodes; ++n) {
-    EXPECT_LE(CountSeries(Node(n)) - node_start[n],
-              kRanksPerNode * node_steps[n]);
+    EXPECT_LE(CountSeries(Node(n)) - node_start[n], node_series[n]);
   }
 }
 
@@ -188,12 +212,15 @@ TEST_F(SeriesBoundTest, PlanSweepSeriesArePresent) {
   EXPECT_LE(CountSeries(coordinator), kCoordinatorBound);
   for (int n = 0; n < kNodes; ++n) {
     const std::string node = Node(n);
-    EXPECT_EQ(Count(node, "fabricpulse_agent_rank_latency_seconds", ""),
-              kRanksPerNode * kPlanSteps)
+    // all_reduce at 8 B and 4 KiB (its smallest and largest size), per
+    // local rank, out of place.
+    EXPECT_EQ(
+        Count(node, "fabricpulse_agent_rank_latency_seconds", "plan=\"quick\""),
+        kRanksPerNode * 2)
         << cluster_->NodeName(n);
-    EXPECT_EQ(Count(node, "fabricpulse_agent_rank_latency_seconds",
-                    "placement=\"in_place\""),
-              kRanksPerNode * kPlanSteps / 2);
+    EXPECT_EQ(
+        Count(node, "fabricpulse_agent_rank_latency_seconds", "size=\"4096\""),
+        kRanksPerNode);
   }
 }
 

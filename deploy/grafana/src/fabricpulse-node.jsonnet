@@ -2,7 +2,7 @@
 local g = import 'lib.libsonnet';
 
 local n = 'node=~"$node"';
-local rankSel = 'node=~"$node", op=~"$op", size=~"$size"';
+local rankSel = 'node=~"$node", plan=~"$plan", op=~"$op", size=~"$size"';
 local scrapeLabels = ['Time', '__name__', 'job', 'instance'];
 
 g.dashboard(
@@ -11,8 +11,9 @@ g.dashboard(
   description='Per-node agent health, worker restarts, GPU busy, per-rank latency, late-arrival and wrong-element counts and hang culprits.',
   variables=[
     g.queryVariable('node', 'Node', 'fabricpulse_agent_workers', 'node'),
-    g.queryVariable('op', 'Op', 'fabricpulse_agent_rank_latency_seconds{%s}' % n, 'op'),
-    g.queryVariable('size', 'Size (bytes)', 'fabricpulse_agent_rank_latency_seconds{%s, op=~"$op"}' % n, 'size', sort=3),
+    g.queryVariable('plan', 'Plan', 'fabricpulse_agent_rank_latency_seconds{%s}' % n, 'plan'),
+    g.queryVariable('op', 'Op', 'fabricpulse_agent_rank_latency_seconds{%s, plan=~"$plan"}' % n, 'op'),
+    g.queryVariable('size', 'Size (bytes)', 'fabricpulse_agent_rank_latency_seconds{%s, plan=~"$plan", op=~"$op"}' % n, 'size', sort=3),
   ],
   panels=[
     g.row('Agent and workers'),
@@ -66,24 +67,24 @@ g.dashboard(
     g.row('Ranks'),
     g.timeseries(
       'Per-rank latency',
-      'Each rank\'s mean time per op and size in its node\'s last sweep, as its agent reports it (a new sweep replaces the series).',
-      [g.target('fabricpulse_agent_rank_latency_seconds{%s}' % rankSel, '{{node}} rank {{rank}} {{op}} {{dtype}} {{size}} B {{placement}}')],
+      'Each rank\'s mean time per op in its plan\'s last sweep on its node, at the op\'s smallest and largest size, as its agent reports it (a plan\'s next sweep replaces its series; every step is in the history).',
+      [g.target('fabricpulse_agent_rank_latency_seconds{%s}' % rankSel, '{{node}} rank {{rank}} {{plan}} {{op}} {{size}} B')],
       unit='s',
       h=9,
     ),
     g.timeseries(
       'Per-rank latency / fastest rank',
-      'Each rank\'s time over the fastest rank\'s for the same op and size, across all nodes: 1 is the fastest, a straggler stands out above.',
+      'Each rank\'s time over the fastest rank\'s for the same plan, op and size, across all nodes: 1 is the fastest, a straggler stands out above.',
       [g.target(
-        'fabricpulse_agent_rank_latency_seconds{%s}\n  / on(op, dtype, size, placement) group_left()\n    min by (op, dtype, size, placement) (fabricpulse_agent_rank_latency_seconds{op=~"$op", size=~"$size"})' % rankSel,
-        '{{node}} rank {{rank}} {{op}} {{dtype}} {{size}} B {{placement}}'
+        'fabricpulse_agent_rank_latency_seconds{%s}\n  / on(plan, op, size) group_left()\n    min by (plan, op, size) (fabricpulse_agent_rank_latency_seconds{plan=~"$plan", op=~"$op", size=~"$size"})' % rankSel,
+        '{{node}} rank {{rank}} {{plan}} {{op}} {{size}} B'
       )],
       unit='suffix:x',
       h=9,
     ),
     g.table(
       'Per-rank latency, slowest first',
-      'Each rank\'s mean time per op and size in its node\'s last sweep.',
+      'Each rank\'s mean time per op in its plan\'s last sweep on its node, at the op\'s smallest and largest size.',
       [g.tableTarget('sort_desc(fabricpulse_agent_rank_latency_seconds{%s})' % rankSel)],
       transformations=[{
         id: 'organize',

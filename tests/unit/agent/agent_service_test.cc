@@ -24,9 +24,9 @@ class AgentServiceTest : public ::testing::Test {
     contact_.HeartbeatAnswered(absl::Now(), 1, "s1");
     service_ = std::make_unique<AgentServiceImpl>(identity, &workers_, nullptr,
                                                   &contact_);
-    auto listening =
-        common::StartGrpcServer("127.0.0.1:0", service_.get(),
-                                grpc::InsecureServerCredentials(), 1 << 20);
+    auto listening = common::StartGrpcServer("127.0.0.1:0", service_.get(),
+                                             grpc::InsecureServerCredentials(),
+                                             1 << 20, common::kAgentCallLimits);
     ASSERT_TRUE(listening.ok()) << listening.status();
     server_ = std::move(listening->server);
     stub_ = v1::AgentService::NewStub(

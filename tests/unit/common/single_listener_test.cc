@@ -26,12 +26,14 @@ using ::testing::HasSubstr;
 TEST(SingleListenerTest, ASecondGrpcServerOnAPortInUseIsRefused) {
   v1::CoordinatorService::Service service;
   auto first = StartGrpcServer("127.0.0.1:0", &service,
-                               grpc::InsecureServerCredentials(), 1 << 20);
+                               grpc::InsecureServerCredentials(), 1 << 20,
+                               kAgentCallLimits);
   ASSERT_TRUE(first.ok()) << first.status();
   const std::string address = absl::StrCat("127.0.0.1:", first->port);
   v1::CoordinatorService::Service other;
-  auto second = StartGrpcServer(address, &other,
-                                grpc::InsecureServerCredentials(), 1 << 20);
+  auto second =
+      StartGrpcServer(address, &other, grpc::InsecureServerCredentials(),
+                      1 << 20, kAgentCallLimits);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(second.status().message(),
@@ -40,8 +42,9 @@ TEST(SingleListenerTest, ASecondGrpcServerOnAPortInUseIsRefused) {
   // (SO_REUSEADDR stays on).
   first->server->Shutdown();
   first->server.reset();
-  auto again = StartGrpcServer(address, &other,
-                               grpc::InsecureServerCredentials(), 1 << 20);
+  auto again =
+      StartGrpcServer(address, &other, grpc::InsecureServerCredentials(),
+                      1 << 20, kAgentCallLimits);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->port, first->port);
 }

@@ -47,8 +47,9 @@ TEST(AgentMetricsTest, RecordsWorkersRestartsLatencyAndGpuBusy) {
   key.set_op("all_reduce");
   key.set_dtype("float");
   key.set_bytes(1048576);
-  metrics.RankLatency("s1", 5, key, 0.25);
-  metrics.RankLatency("s1", 5, key, 0.125);  // the last one wins
+  metrics.RankLatency({"s1", "nightly", "both"}, 5, key, 0.25);
+  metrics.RankLatency({"s1", "nightly", "both"}, 5, key,
+                      0.125);  // the last one wins
   metrics.GpuBusy(1, true);
   metrics.GpuBusy(2, false);
   const std::string text = Serialize(registry);
@@ -60,9 +61,9 @@ TEST(AgentMetricsTest, RecordsWorkersRestartsLatencyAndGpuBusy) {
   EXPECT_EQ(ValueOf(text, "fabricpulse_agent_workers_ready{node=\"node-a\"}"),
             "3");
   EXPECT_EQ(ValueOf(text,
-                    "fabricpulse_agent_rank_latency_seconds{dtype=\"float\","
-                    "node=\"node-a\",op=\"all_reduce\",placement=\"out_of_"
-                    "place\",rank=\"5\",size=\"1048576\"}"),
+                    "fabricpulse_agent_rank_latency_seconds{node=\"node-a\","
+                    "op=\"all_reduce\",plan=\"nightly\",rank=\"5\","
+                    "size=\"1048576\"}"),
             "0.125");
   EXPECT_EQ(ValueOf(text,
                     "fabricpulse_agent_gpu_busy{gpu=\"1\",node=\"node-"
@@ -87,9 +88,12 @@ v1::StepKey Key(const std::string& op, uint64_t bytes, bool in_place) {
 void ReportSweep(AgentMetrics& metrics, int sweep) {
   for (int rank = 0; rank < 4; ++rank) {
     for (int s = 0; s < 10; ++s) {
-      metrics.RankLatency(absl::StrCat("sweep-", sweep), rank,
-                          Key("all_reduce", 8 * (10 * sweep + s + 1), s % 2),
-                          1e-5 * (sweep + s + 1));
+      metrics.RankLatency(
+          {absl::StrCat("sweep-", sweep), absl::StrCat("plan-", sweep % 7),
+           "both"},
+          rank,
+          Key(absl::StrCat("op-", s % 9), 8 * (10 * sweep + s + 1), s % 2),
+          1e-5 * (sweep + s + 1));
     }
   }
   if (sweep % 5 == 0) metrics.WorkerRestarted();
@@ -106,38 +110,90 @@ TEST(AgentMetricsTest, SeriesCountStaysFlatAcrossSweeps) {
   EXPECT_EQ(CountLines(Serialize(registry)), after_10);
 }
 
-// The series are those of the last sweep only: another sweep (another
-// plan, placement or member set) never mixes with it.
-TEST(AgentMetricsTest, RankLatencyIsTheLastSweepsOnly) {
-  prometheus::Registry registry;
-  AgentMetrics metrics(registry, "node-a");
-  metrics.RankLatency("s1", 0, Key("all_reduce", 1024, false), 0.5);
-  metrics.RankLatency("s1", 1, Key("all_reduce", 1024, true), 0.25);
-  metrics.RankLatency("s2", 2, Key("alltoall", 2048, false), 0.125);
-  const std::string text = Serialize(registry);
-  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("size=\"1024\"")));
-  EXPECT_THAT(text, ::testing::HasSubstr("op=\"alltoall\",placement=\"out_"
-                                         "of_place\",rank=\"2\",size=\"2048\"}"
-                                         " 0.125"));
+int RankSeries(const std::string& text, const std::string& with = "") {
+  int series = 0;
+  const std::string name = "\nfabricpulse_agent_rank_latency_seconds{";
+  for (size_t at = text.find(name); at != std::string::npos;
+       at = text.find(name, at + 1)) {
+    const size_t end = text.find('\n', at + 1);
+    if (text.substr(at, end - at).find(with) != std::string::npos) ++series;
+  }
+  return series;
 }
 
-TEST(AgentMetricsTest, RankLatencyStepsAreCapped) {
+// Issue 29, item 8: a plan's last sweep is summed up per rank by two sizes
+// of each op (the smallest, latency-bound; the largest, bandwidth-bound),
+// not one series per step: a few dozen per GPU, whatever the sweep's size.
+TEST(AgentMetricsTest, EachOpKeepsItsSmallestAndLargestSize) {
   prometheus::Registry registry;
   AgentMetrics metrics(registry, "node-a");
-  for (size_t s = 0; s < kMaxRankLatencySteps + 50; ++s) {
-    for (int rank = 0; rank < 2; ++rank) {
-      metrics.RankLatency("s1", rank, Key("all_reduce", 8 * (s + 1), false),
-                          1e-5);
+  const RankLatencySweep sweep{"s1", "nightly", "both"};
+  for (int rank = 0; rank < 2; ++rank) {
+    for (uint64_t bytes = 8; bytes <= (uint64_t{1} << 30); bytes *= 2) {
+      metrics.RankLatency(sweep, rank, Key("all_reduce", bytes, false),
+                          1e-9 * bytes);
+      metrics.RankLatency(sweep, rank, Key("all_reduce", bytes, true), 1);
     }
   }
   const std::string text = Serialize(registry);
-  int series = 0;
-  for (size_t at = text.find("\nfabricpulse_agent_rank_latency_seconds{");
-       at != std::string::npos;
-       at = text.find("\nfabricpulse_agent_rank_latency_seconds{", at + 1)) {
-    ++series;
+  EXPECT_EQ(RankSeries(text), 4);  // 2 ranks x 2 sizes
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_agent_rank_latency_seconds{node=\"node-a\","
+                    "op=\"all_reduce\",plan=\"nightly\",rank=\"1\","
+                    "size=\"8\"}"),
+            "8e-09");
+  EXPECT_EQ(RankSeries(text, "size=\"1073741824\""), 2);
+  // out_of_place counts when the spec ran both placements.
+  EXPECT_THAT(text, Not(HasSubstr(" 1\n")));
+}
+
+TEST(AgentMetricsTest, AnInPlaceOnlySpecIsExportedInPlace) {
+  prometheus::Registry registry;
+  AgentMetrics metrics(registry, "node-a");
+  metrics.RankLatency({"s1", "", "in_place"}, 0, Key("all_reduce", 64, true),
+                      0.5);
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(RankSeries(text, "plan=\"adhoc\""), 1);
+}
+
+// Each plan keeps its own last sweep: an ad-hoc sweep no longer overwrites
+// the nightly one's series, and a plan's next sweep replaces only its own.
+TEST(AgentMetricsTest, EachPlanKeepsItsLastSweep) {
+  prometheus::Registry registry;
+  AgentMetrics metrics(registry, "node-a");
+  metrics.RankLatency({"s1", "nightly", "both"}, 0,
+                      Key("all_reduce", 1024, false), 0.5);
+  metrics.RankLatency({"s2", "", "both"}, 0, Key("alltoall", 2048, false),
+                      0.125);
+  std::string text = Serialize(registry);
+  EXPECT_EQ(RankSeries(text, "plan=\"nightly\""), 1);
+  EXPECT_EQ(RankSeries(text, "plan=\"adhoc\""), 1);
+  metrics.RankLatency({"s3", "nightly", "both"}, 0,
+                      Key("broadcast", 4096, false), 0.25);
+  text = Serialize(registry);
+  EXPECT_THAT(text, Not(HasSubstr("size=\"1024\"")));
+  EXPECT_EQ(RankSeries(text, "op=\"broadcast\",plan=\"nightly\""), 1);
+  EXPECT_EQ(RankSeries(text, "plan=\"adhoc\""), 1);
+}
+
+TEST(AgentMetricsTest, RankSeriesAreBoundedByPlansAndOps) {
+  prometheus::Registry registry;
+  AgentMetrics metrics(registry, "node-a");
+  for (int plan = 0; plan < 10; ++plan) {
+    for (int op = 0; op < 20; ++op) {
+      for (uint64_t bytes = 8; bytes <= 8192; bytes *= 2) {
+        metrics.RankLatency(
+            {absl::StrCat("s", plan), absl::StrCat("p", plan), "out_of_place"},
+            0, Key(absl::StrCat("op", op), bytes, false), 1e-5);
+      }
+    }
   }
-  EXPECT_EQ(series, static_cast<int>(2 * kMaxRankLatencySteps));
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(RankSeries(text),
+            static_cast<int>(kMaxRankLatencyPlans * kMaxRankLatencyOps * 2));
+  // The most recent plans stay.
+  EXPECT_EQ(RankSeries(text, "plan=\"p9\""), 16);
+  EXPECT_EQ(RankSeries(text, "plan=\"p0\""), 0);
 }
 
 TEST(AgentMetricsTest, PromtoolAcceptsTheExposition) {

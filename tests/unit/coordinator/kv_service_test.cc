@@ -61,9 +61,9 @@ class KvServiceTest : public OrchestratorTest {
     OrchestratorTest::SetUp();
     service_ = std::make_unique<coordinator::CoordinatorServiceImpl>(
         orchestrator_.get(), &orchestrator_->rendezvous(), history_.get());
-    auto listening =
-        common::StartGrpcServer("127.0.0.1:0", service_.get(),
-                                grpc::InsecureServerCredentials(), 1 << 20);
+    auto listening = common::StartGrpcServer(
+        "127.0.0.1:0", service_.get(), grpc::InsecureServerCredentials(),
+        1 << 20, common::kCoordinatorCallLimits);
     ASSERT_TRUE(listening.ok()) << listening.status();
     server_ = std::move(listening->server);
     stub_ = v1::CoordinatorService::NewStub(
@@ -145,17 +145,20 @@ TEST_F(KvServiceTest, WaitingCallsHoldNoThread) {
   ASSERT_TRUE(store().OpenScope(kScope, {}, 200).ok());
   const int threads_before = ThreadCount();
   std::vector<std::unique_ptr<PendingGet>> gets;
-  for (int i = 0; i < 200; ++i) {
+  // 96: one connection carries at most 100 calls at once
+  // (common::kCoordinatorCallLimits.max_streams_per_connection), and the
+  // Set below needs one of them.
+  for (int i = 0; i < 96; ++i) {
     gets.push_back(StartGet(absl::StrCat(kScope, "k", i % 4), 50));
   }
-  ASSERT_TRUE(Eventually([&] { return store().usage().waiters == 200; },
+  ASSERT_TRUE(Eventually([&] { return store().usage().waiters == 96; },
                          absl::Seconds(20)));
-  // A synchronous handler per wait would need 200 more threads here.
+  // A synchronous handler per wait would need 96 more threads here.
   EXPECT_LT(ThreadCount() - threads_before, 40)
       << "threads before " << threads_before;
   // The server still answers: one Set ends a quarter of the waits.
   ASSERT_TRUE(Set(absl::StrCat(kScope, "k0"), "v").ok());
-  ASSERT_TRUE(Eventually([&] { return store().usage().waiters == 150; },
+  ASSERT_TRUE(Eventually([&] { return store().usage().waiters == 72; },
                          absl::Seconds(10)));
   // The store's shutdown ends the rest with UNAVAILABLE.
   store().Shutdown();
