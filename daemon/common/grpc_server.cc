@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/channel_args.h"
-#include "grpcpp/resource_quota.h"
 
 namespace fabricpulse::common {
 
@@ -13,10 +12,6 @@ absl::StatusOr<ListeningServer> StartGrpcServer(
   ListeningServer out;
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(max_receive_bytes);
-  grpc::ResourceQuota quota("fabricpulse-server");
-  quota.SetMaxThreads(limits.max_sync_threads);
-  quota.Resize(static_cast<size_t>(limits.memory_bytes));
-  builder.SetResourceQuota(quota);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
                              limits.max_streams_per_connection);
   // gRPC sets SO_REUSEPORT on Linux by default, so a second daemon could

@@ -2,7 +2,6 @@
 // the coordinator and the agent do it.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -11,41 +10,30 @@
 
 namespace fabricpulse::common {
 
-// What one daemon's gRPC server may hold at once, whoever calls
-// (docs/security.md, "Bounds per caller"). A call past a bound is answered
-// RESOURCE_EXHAUSTED at once.
+// What one daemon's gRPC server allows whoever calls (docs: README
+// "Security", "Calls per caller").
 struct ServerCallLimits {
-  // Threads of the synchronous pool (gRPC's thread quota; its pollers
-  // count): handlers of synchronous methods in flight at once. Methods on
-  // the callback API (heartbeats, rendezvous, sweep streams) take none.
-  int max_sync_threads = 0;
   // Concurrent calls on one connection (HTTP/2 MAX_CONCURRENT_STREAMS);
   // a client past it waits for a stream to end.
   int max_streams_per_connection = 0;
-  // Memory gRPC may use for the server's connections and calls (its
-  // resource quota); past it, it stops reading and refuses new calls.
-  int64_t memory_bytes = 0;
 };
 
 // The coordinator serves the CLI, the web report and every agent, all on
 // the callback API (no synchronous pool): the readers' and operators' calls
 // run on kCoordinatorReaderThreads threads, each identity with at most
 // kCoordinatorCallsPerIdentity calls in flight (coordinator/pooled_calls.h).
+// No gRPC thread quota (ResourceQuota::SetMaxThreads): in gRPC 1.51 it
+// refuses calls below its limit too (grpc/grpc#32680), and the agent's
+// synchronous pool serves only the coordinator it registered with.
 inline constexpr ServerCallLimits kCoordinatorCallLimits{
-    .max_sync_threads = 32,
-    .max_streams_per_connection = 100,
-    .memory_bytes = int64_t{256} << 20};
+    .max_streams_per_connection = 100};
 inline constexpr int kCoordinatorCallsPerIdentity = 8;
 // Calls of callers without an identity (--insecure), together.
 inline constexpr int kCoordinatorAnonymousCalls = 64;
 // Threads that run those calls' work (coordinator/pooled_calls.h).
 inline constexpr int kCoordinatorReaderThreads = 4;
-// The agent serves only the coordinator it registered with (its policy and
-// pin), so it bounds the server alone.
-inline constexpr ServerCallLimits kAgentCallLimits{
-    .max_sync_threads = 16,
-    .max_streams_per_connection = 100,
-    .memory_bytes = int64_t{64} << 20};
+inline constexpr ServerCallLimits kAgentCallLimits{.max_streams_per_connection =
+                                                       100};
 
 struct ListeningServer {
   std::unique_ptr<grpc::Server> server;

@@ -49,7 +49,8 @@ absl::Status CoordinatorServiceImpl::AnswerRegister(
   absl::Status bound =
       security::RequireAgentNode(context, request.agent().node_name());
   if (!bound.ok()) return bound;
-  auto registered = orchestrator_->membership().Register(request.agent());
+  auto registered = orchestrator_->membership().Register(
+      request.agent(), security::PeerHost(context));
   if (!registered.ok()) return registered.status();
   security::Audit(context,
                   absl::StrCat("registered node ", request.agent().node_name(),
@@ -111,7 +112,12 @@ grpc::Status CoordinatorServiceImpl::ServeListAgents(
     v1::ListAgentsResponse* response) {
   Membership& membership = orchestrator_->membership();
   for (const v1::AgentInfo& info : membership.List()) {
-    *response->add_agents() = info;
+    v1::AgentInfo* shown = response->add_agents();
+    *shown = info;
+    // Never shown: with them, a holder of the node's key could pass for
+    // the live agent's own process (Membership::Register).
+    shown->clear_instance_id();
+    shown->clear_boot_id();
   }
   orchestrator_->UpdateAgentMetrics();
   response->set_membership_epoch(membership.epoch());

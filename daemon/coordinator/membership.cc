@@ -15,13 +15,17 @@ namespace {
 
 // The same agent process: the same instance, or (after a restart) the same
 // boot of the same machine serving on the same address, which two live
-// processes cannot share.
-bool SameInstance(const v1::AgentInfo& a, const v1::AgentInfo& b) {
-  if (!a.instance_id().empty() && a.instance_id() == b.instance_id()) {
+// processes cannot share, registering from the same peer host as the
+// holder did (a boot id and an address are only claims; where a
+// registration comes from is not).
+bool SameInstance(const v1::AgentInfo& holder, const std::string& holder_peer,
+                  const v1::AgentInfo& info, const std::string& peer_host) {
+  if (!holder.instance_id().empty() &&
+      holder.instance_id() == info.instance_id()) {
     return true;
   }
-  return !a.boot_id().empty() && a.boot_id() == b.boot_id() &&
-         a.address() == b.address();
+  return !holder.boot_id().empty() && holder.boot_id() == info.boot_id() &&
+         holder.address() == info.address() && holder_peer == peer_host;
 }
 
 // A refused second agent is logged again after this long at the earliest.
@@ -34,8 +38,7 @@ absl::Status Membership::RefuseDuplicate(const v1::AgentInfo& info,
   const absl::Time now = clock_->Now();
   const std::string message = absl::StrCat(
       "node_name: node ", info.node_name(), " is held by a live agent at ",
-      holder.info.address(), " (instance ", holder.info.instance_id(),
-      "), which heartbeated ",
+      holder.info.address(), ", which heartbeated ",
       absl::FormatDuration(
           absl::Trunc(now - holder.last_heartbeat, absl::Milliseconds(100))),
       " ago; this agent at ", info.address(), " (instance ", info.instance_id(),
@@ -90,22 +93,23 @@ uint64_t Membership::registrations_refused() {
 }
 
 absl::StatusOr<Membership::Registered> Membership::Register(
-    const v1::AgentInfo& info) {
+    const v1::AgentInfo& info, const std::string& peer_host) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Registered> registered = RegisterLocked(info);
+  absl::StatusOr<Registered> registered = RegisterLocked(info, peer_host);
   if (!registered.ok()) refused_++;
   return registered;
 }
 
 absl::StatusOr<Membership::Registered> Membership::RegisterLocked(
-    const v1::AgentInfo& info) {
+    const v1::AgentInfo& info, const std::string& peer_host) {
   if (absl::Status valid = ValidateAgentInfo(info); !valid.ok()) return valid;
   UpdateLeases();
   const std::string& node = info.node_name();
   auto existing = by_node_.find(node);
   const bool replaces = existing != by_node_.end();
   if (replaces && !existing->second.lost &&
-      !SameInstance(existing->second.info, info)) {
+      !SameInstance(existing->second.info, existing->second.peer_host, info,
+                    peer_host)) {
     return RefuseDuplicate(info, existing->second);
   }
   const int workers = info.workers_size();
@@ -141,6 +145,7 @@ absl::StatusOr<Membership::Registered> Membership::RegisterLocked(
                                  absl::Hex(rd(), absl::kZeroPad8));
   node_by_id_[record.agent_id] = node;
   record.info = info;
+  record.peer_host = peer_host;
   record.last_heartbeat = clock_->Now();
   ++epoch_;
   FP_LOG_INFO(absl::StrCat("agent ", node, " at ", info.address(),

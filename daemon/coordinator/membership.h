@@ -48,14 +48,19 @@ class Membership {
   };
   // Adds the agent. An entry with the same node name is replaced when it
   // is lost, or when the request comes from the same agent process (same
-  // instance_id; or same boot_id and address: a restart on a fixed port).
+  // instance_id; or same boot_id and address from the same peer host: a
+  // restart on a fixed port).
   // Errors: INVALID_ARGUMENT a field breaks its bound (ValidateAgentInfo);
   // ALREADY_EXISTS a live agent of another instance holds the name (the
   // message names its address and how long ago it heartbeated; logged once
   // per refused instance); RESOURCE_EXHAUSTED the table holds max_agents
   // live agents, or the agent's workers would take the ranks beyond
   // max_ranks.
-  absl::StatusOr<Registered> Register(const v1::AgentInfo& info);
+  // `peer_host`: where the registration came from (PeerHost of the call's
+  // peer); a restart on the same boot and address must come from the
+  // holder's.
+  absl::StatusOr<Registered> Register(const v1::AgentInfo& info,
+                                      const std::string& peer_host = "");
   struct HeartbeatAnswer {
     uint64_t epoch = 0;
     std::string sweep_id;  // the sweep the agent is reserved for, or ""
@@ -111,6 +116,7 @@ class Membership {
   struct Record {
     std::string agent_id;
     v1::AgentInfo info;
+    std::string peer_host;  // where its registration came from
     absl::Time last_heartbeat;
     bool lost = false;
     std::string busy_with;
@@ -146,7 +152,8 @@ class Membership {
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t refused_ ABSL_GUARDED_BY(mu_) = 0;
   // Register's checks and the new record; Register counts its refusals.
-  absl::StatusOr<Registered> RegisterLocked(const v1::AgentInfo& info)
+  absl::StatusOr<Registered> RegisterLocked(const v1::AgentInfo& info,
+                                            const std::string& peer_host)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };
 

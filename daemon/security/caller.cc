@@ -29,6 +29,21 @@ std::optional<Identity> CallerIdentity(const grpc::ServerContextBase& context) {
   return std::nullopt;
 }
 
+std::string PeerHostOf(absl::string_view peer) {
+  const size_t colon = peer.rfind(':');
+  if (colon == absl::string_view::npos || colon + 1 == peer.size()) {
+    return std::string(peer);
+  }
+  for (char c : peer.substr(colon + 1)) {
+    if (c < '0' || c > '9') return std::string(peer);
+  }
+  return std::string(peer.substr(0, colon));
+}
+
+std::string PeerHost(const grpc::ServerContextBase& context) {
+  return PeerHostOf(context.peer());
+}
+
 std::string CallerDescription(const grpc::ServerContextBase& context) {
   if (std::optional<Identity> id = CallerIdentity(context)) {
     return id->ToString();

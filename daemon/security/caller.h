@@ -26,6 +26,11 @@ std::vector<std::string> PeerUris(const grpc::AuthContext& auth);
 // identity; elsewhere the certificate's one spiffe:// identity, if any.
 std::optional<Identity> CallerIdentity(const grpc::ServerContextBase& context);
 
+// The call's peer without its port: "ipv4:10.0.0.7", "ipv6:[::1]" (gRPC's
+// peer string cut before its last ':' when digits follow).
+std::string PeerHost(const grpc::ServerContextBase& context);
+std::string PeerHostOf(absl::string_view peer);
+
 // "agent/node-a", or "anonymous ipv4:127.0.0.1:5555" on a plaintext server.
 std::string CallerDescription(const grpc::ServerContextBase& context);
 

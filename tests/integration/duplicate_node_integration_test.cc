@@ -202,9 +202,9 @@ TEST_F(DuplicateNodeTest, ARestartOnTheSameAddressTakesTheNameAtOnce) {
   ASSERT_TRUE(Eventually(
       [&] {
         const v1::AgentInfo n = Node();
-        return n.instance_id() != holder.instance_id() &&
-               n.state() == "alive" && n.workers_size() == 2 &&
-               n.workers(0).ready() && n.workers(1).ready();
+        return n.agent_id() != holder.agent_id() && n.state() == "alive" &&
+               n.workers_size() == 2 && n.workers(0).ready() &&
+               n.workers(1).ready();
       },
       absl::Seconds(30)));
   EXPECT_TRUE(Sweeps());

@@ -118,6 +118,46 @@ TEST_F(SecurityTest, RegisteringAsAnotherNodeIsRefusedAndChangesNothing) {
   EXPECT_TRUE(RunSweep(*stub_, QuickSpec({"all_reduce"}, 64)).status.ok());
 }
 
+// Issue 31, item 6: with node local-1's own key (stolen) and everything
+// ListAgents shows of its live agent, a registration does not take the
+// node over: the agent's instance id and boot id are never shown, and the
+// refusal does not tell them either.
+TEST_F(SecurityTest, AStolenNodeKeyDoesNotTakeOverTheLiveAgent) {
+  const uint64_t epoch = Epoch();
+  v1::AgentInfo seen;
+  for (const Identity& reader :
+       {Identity{Role::kViewer, "bob"}, Identity{Role::kOperator, "eve"}}) {
+    auto as_reader = CoordinatorAs(reader);
+    grpc::ClientContext ctx;
+    v1::ListAgentsResponse resp;
+    ASSERT_TRUE(as_reader->ListAgents(Bounded(&ctx), {}, &resp).ok());
+    for (const v1::AgentInfo& a : resp.agents()) {
+      EXPECT_TRUE(a.instance_id().empty()) << reader.ToString();
+      EXPECT_TRUE(a.boot_id().empty()) << reader.ToString();
+      if (a.node_name() == "local-1") seen = a;
+    }
+  }
+  ASSERT_EQ(seen.node_name(), "local-1");
+  auto thief = CoordinatorAs({Role::kAgent, "local-1"});
+  grpc::ClientContext ctx;
+  v1::RegisterRequest req;
+  *req.mutable_agent() = seen;
+  req.mutable_agent()->set_instance_id("guessed");
+  req.mutable_agent()->clear_state();
+  v1::RegisterResponse resp;
+  grpc::Status status = thief->Register(Bounded(&ctx), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS)
+      << status.error_message();
+  EXPECT_TRUE(
+      absl::StrContains(status.error_message(), "is held by a live agent"))
+      << status.error_message();
+  // The live agent is untouched and still runs sweeps.
+  EXPECT_EQ(Agent("local-1").agent_id(), seen.agent_id());
+  EXPECT_EQ(Epoch(), epoch);
+  SweepOutcome outcome = RunSweep(*stub_, QuickSpec({"all_reduce"}, 64));
+  EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+}
+
 TEST_F(SecurityTest, AgentIdsAreNotBearerSecrets) {
   const v1::AgentInfo victim = Agent("local-1");
   auto rogue = CoordinatorAs({Role::kAgent, "local-9"});

@@ -7,7 +7,10 @@
 // Over a fixed loop of 20 that is one op in 20; over adaptive batches of 4
 // it was one in 4, and on one H200 it put adaptive busbw 0.1-1.2 % under
 // fixed at every size >= 64 MiB (tests/perf/adaptive_iters.sh, 2026-12-02).
-// Queued ahead of the start event, this kernel covers the launch.
+// Queued ahead of the start event, this kernel covers the launch. It also
+// lets the host run up to kCoverMicros ahead of the GPU: a short op's mean
+// loop therefore runs behind enough untimed ops to spend that lead
+// (NcclCommunicator::TimedLoopPair).
 #pragma once
 
 #include <cuda_runtime.h>

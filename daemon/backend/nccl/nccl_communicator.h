@@ -136,6 +136,10 @@ class NcclCommunicator : public Communicator {
   // Ops at least this long (warm-ups' mean, host clock) are timed one by
   // one in a single loop: the events' cost is then below 1 %.
   static constexpr absl::Duration kOneByOneAloneAbove = absl::Microseconds(200);
+  // The mean of a short op (TimedLoopPair): a loop of at least this many
+  // ops, behind this many untimed ones, in fixed and adaptive mode alike.
+  static constexpr int kMinMeanLoop = 20;
+  static constexpr int kMeanLeadIn = 20;
   // Creates events until there are `count`.
   absl::Status EnsureEvents(int count);
   // Queues the launch cover (launch_cover.h) on the drained stream.
@@ -158,13 +162,13 @@ class NcclCommunicator : public Communicator {
                          int iters, std::vector<double>* seconds,
                          double* arrival_sum);
   // Short ops: `iters` ops timed one by one (*seconds, the arrival stamps),
-  // then at once, with no drain between, `iters` more timed as a whole
-  // (*loop_mean, per op). Right after an idle GPU some kernels run faster
-  // for a few hundred microseconds (measured on an H200: NCCL's one-rank
-  // send/recv copy, 1-4 % for the first ops); behind the first loop the
-  // mean's ops follow busy ones, so a short adaptive batch is not read as
-  // such a burst where a fixed loop of 20 is mostly past it. Late entries
-  // land at the same indices in both loops.
+  // then at once, with no drain between, kMeanLeadIn untimed ops and
+  // max(iters, kMinMeanLoop) more timed as a whole (*loop_mean, per op). Right
+  // after an idle GPU some kernels run faster for a few hundred microseconds
+  // (measured on an H200: NCCL's one-rank send/recv copy, 1-4 % for the first
+  // ops); behind the first loop the mean's ops follow busy ones, so a short
+  // adaptive batch is not read as such a burst where a fixed loop of 20 is
+  // mostly past it. Late entries land at the same indices in both loops.
   absl::Status TimedLoopPair(const core::Step& step, const Buffers& b,
                              const RunOptions& options,
                              const LoopTiming& timing, int iters,

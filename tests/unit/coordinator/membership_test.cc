@@ -303,8 +303,10 @@ TEST_F(MembershipTest, ASecondLiveAgentWithTheNameIsRefused) {
   ASSERT_EQ(second.status().code(), absl::StatusCode::kAlreadyExists);
   const std::string message(second.status().message());
   EXPECT_THAT(message, HasSubstr("node node-b is held by a live agent at "
-                                 "10.0.0.1:7071 (instance first), which "
-                                 "heartbeated 400ms ago"));
+                                 "10.0.0.1:7071, which heartbeated 400ms "
+                                 "ago"));
+  // The holder's instance id is its process's secret: never told.
+  EXPECT_THAT(message, Not(HasSubstr("first")));
   EXPECT_THAT(message, HasSubstr("10.0.0.2:7071 (instance second)"));
   // The holder is untouched: its id still heartbeats, the epoch is the same.
   const uint64_t epoch = m.epoch();
@@ -331,6 +333,27 @@ TEST_F(MembershipTest, ARestartOnTheSameBootAndAddressTakesOverAtOnce) {
   EXPECT_EQ(
       m.Register(Agent("node-b", 2, "third", "10.0.0.1:7072")).status().code(),
       absl::StatusCode::kAlreadyExists);
+}
+
+// Issue 31, item 6: a boot id and an address are claims anyone with the
+// node's certificate can make; a restart must also come from where the
+// holder registered from.
+TEST_F(MembershipTest, ARestartFromAnotherHostIsRefusedWhileTheHolderLives) {
+  Membership& m = Make({});
+  ASSERT_TRUE(
+      m.Register(Agent("node-b", 2, "old", "10.0.0.1:7071"), "ipv4:10.0.0.1")
+          .ok());
+  EXPECT_EQ(
+      m.Register(Agent("node-b", 2, "forged", "10.0.0.1:7071"), "ipv4:10.9.9.9")
+          .status()
+          .code(),
+      absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(m.List()[0].instance_id(), "old");
+  // Healthy opposite: the real restart, from the holder's host.
+  EXPECT_TRUE(
+      m.Register(Agent("node-b", 2, "new", "10.0.0.1:7071"), "ipv4:10.0.0.1")
+          .ok());
+  EXPECT_EQ(m.List()[0].instance_id(), "new");
 }
 
 TEST_F(MembershipTest, AnotherInstanceGetsTheNameOnceTheHolderIsLost) {
