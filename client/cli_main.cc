@@ -3,12 +3,14 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "client/cli/cli_model.h"
 #include "client/cli/command_error.h"
 #include "client/cli/command_set.h"
 #include "client/cli/completion_script.h"
+#include "client/cli/help_command.h"
 #include "client/cli/help_text.h"
 #include "client/cli/local_command.h"
 #include "client/cli/man_page.h"
@@ -185,6 +187,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"bash", "zsh"}));
   CLI::App* man = app.add_subcommand(
       "man", "Print the manual page (roff): fabricpulse man | man -l -");
+  CLI::App* version = app.add_subcommand(
+      "version", "Print the version and exit (as --version)");
+  std::vector<std::string> help_path;
+  CLI::App* help = app.add_subcommand(
+      "help",
+      "Print a command's help (help sweep, help local sweep) or, alone, this "
+      "help; as COMMAND --help");
+  help->add_option("command", help_path, "The command's words");
 
   try {
     app.parse(argc, argv);
@@ -213,6 +223,14 @@ int main(int argc, char** argv) {
     return fabricpulse::client::RunLocal(local_flags, in_local);
   }
   if (certs->parsed()) return fabricpulse::client::RunCertsCommand(certs_flags);
+  if (version->parsed()) {
+    std::cout << fabricpulse::core::VersionLine("fabricpulse") << "\n";
+    return std::cout.flush() ? fabricpulse::client::kExitOk
+                             : fabricpulse::client::kExitFailed;
+  }
+  if (help->parsed()) {
+    return fabricpulse::client::RunHelpCommand(app, help_path, std::cout);
+  }
   if (completion->parsed() || man->parsed()) {
     const fabricpulse::client::CommandModel model =
         fabricpulse::client::DescribeApp(app);

@@ -3,6 +3,7 @@
 // a mistyped command, and --help's allowed values, defaults and footers.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "client/commands/exit_codes.h"
 #include "daemon/core/dtype.h"
 #include "daemon/core/op_traits.h"
@@ -31,6 +32,38 @@ TEST(CliVersionTest, EveryBinaryPrintsTheProjectVersion) {
   CliResult sweep = RunCli({"sweep", "--version"});
   EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_EQ(sweep.out, core::VersionLine("fabricpulse") + "\n");
+}
+
+// Issue 33, item 1: `fabricpulse version` and `fabricpulse help COMMAND`,
+// as git, kubectl and docker have them, print what --version and
+// COMMAND --help print; an unknown command after `help` is refused as a
+// mistyped command is.
+TEST(CliUsageTest, VersionAndHelpCommandsAnswerLikeTheirFlags) {
+  CliResult version = RunCli({"version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out, core::VersionLine("fabricpulse") + "\n");
+  for (const std::vector<std::string>& path :
+       std::vector<std::vector<std::string>>{
+           {}, {"sweep"}, {"local", "sweep"}}) {
+    std::vector<std::string> help = {"help"};
+    help.insert(help.end(), path.begin(), path.end());
+    std::vector<std::string> flag = path;
+    flag.push_back("--help");
+    CliResult by_command = RunCli(help);
+    CliResult by_flag = RunCli(flag);
+    EXPECT_EQ(by_command.exit_code, 0) << by_command.err;
+    EXPECT_EQ(by_command.out, by_flag.out) << absl::StrJoin(path, " ");
+    EXPECT_FALSE(by_command.out.empty());
+  }
+  CliResult mistyped = RunCli({"help", "swep"});
+  EXPECT_EQ(mistyped.exit_code, client::kExitBadInput);
+  EXPECT_EQ(mistyped.err,
+            "fabricpulse: unknown command 'swep'; did you mean 'sweep'?\n");
+  CliResult nested = RunCli({"help", "local", "diagnos"});
+  EXPECT_EQ(nested.exit_code, client::kExitBadInput);
+  EXPECT_EQ(nested.err,
+            "fabricpulse: unknown command 'diagnos'; did you mean "
+            "'diagnose'?\n");
 }
 
 TEST(CliUsageTest, AMistypedCommandGetsASuggestion) {
