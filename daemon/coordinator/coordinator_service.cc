@@ -35,10 +35,8 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::Register(
     grpc::CallbackServerContext* context, const v1::RegisterRequest* request,
     v1::RegisterResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(
-      common::ToGrpcStatus(AnswerRegister(*context, *request, *response)));
-  return reactor;
+  return common::FinishNow(context,
+                           AnswerRegister(*context, *request, *response));
 }
 
 absl::Status CoordinatorServiceImpl::AnswerRegister(
@@ -68,10 +66,9 @@ absl::Status CoordinatorServiceImpl::AnswerRegister(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::Heartbeat(
     grpc::CallbackServerContext* context, const v1::HeartbeatRequest* request,
     v1::HeartbeatResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(common::ToGrpcStatus(AnswerHeartbeat(
-      orchestrator_->membership(), campaigns_, *context, *request, *response)));
-  return reactor;
+  return common::FinishNow(
+      context, AnswerHeartbeat(orchestrator_->membership(), campaigns_,
+                               *context, *request, *response));
 }
 
 absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
@@ -102,9 +99,8 @@ absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListAgents(
     grpc::CallbackServerContext* context, const v1::ListAgentsRequest* request,
     v1::ListAgentsResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeListAgents(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeListAgents);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeListAgents(
@@ -129,12 +125,11 @@ grpc::Status CoordinatorServiceImpl::ServeListAgents(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvSet(
     grpc::CallbackServerContext* context, const v1::KvSetRequest* request,
     v1::KvSetResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::StatusOr<std::string> caller = security::CallerAgentNode(*context);
-  reactor->Finish(common::ToGrpcStatus(
-      caller.ok() ? store_->Set(*caller, request->key(), request->value())
-                  : caller.status()));
-  return reactor;
+  return common::FinishNow(
+      context, caller.ok()
+                   ? store_->Set(*caller, request->key(), request->value())
+                   : caller.status());
 }
 
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvGet(
@@ -147,11 +142,7 @@ grpc::ServerUnaryReactor* CoordinatorServiceImpl::KvGet(
       std::clamp(absl::Seconds(seconds), absl::ZeroDuration(),
                  orchestrator_->timeouts().max_kv_wait);
   absl::StatusOr<std::string> caller = security::CallerAgentNode(*context);
-  if (!caller.ok()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(common::ToGrpcStatus(caller.status()));
-    return reactor;
-  }
+  if (!caller.ok()) return common::FinishNow(context, caller.status());
   return KvGetReactor::Start(store_, *caller, request->key(), wait, response);
 }
 
@@ -170,9 +161,8 @@ grpc::ServerWriteReactor<v1::SweepEvent>* CoordinatorServiceImpl::RunSweep(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListSweeps(
     grpc::CallbackServerContext* context, const v1::ListSweepsRequest* request,
     v1::ListSweepsResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeListSweeps(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeListSweeps);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeListSweeps(
@@ -242,9 +232,8 @@ void CoordinatorServiceImpl::AddListedCampaigns(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::GetSweep(
     grpc::CallbackServerContext* context, const v1::GetSweepRequest* request,
     v1::GetSweepResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeGetSweep(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeGetSweep);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeGetSweep(
@@ -267,9 +256,8 @@ grpc::Status CoordinatorServiceImpl::ServeGetSweep(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::AbortSweep(
     grpc::CallbackServerContext* context, const v1::AbortSweepRequest* request,
     v1::AbortSweepResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeAbortSweep(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeAbortSweep);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeAbortSweep(
@@ -290,9 +278,8 @@ grpc::Status CoordinatorServiceImpl::ServeAbortSweep(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::Diagnose(
     grpc::CallbackServerContext* context, const v1::DiagnoseRequest* request,
     v1::DiagnoseResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeDiagnose(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeDiagnose);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeDiagnose(
@@ -308,9 +295,8 @@ grpc::ServerUnaryReactor* CoordinatorServiceImpl::Stats(
     grpc::CallbackServerContext* context,
     const v1::CoordinatorStatsRequest* request,
     v1::CoordinatorStatsResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeStats(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeStats);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeStats(
@@ -331,9 +317,8 @@ grpc::Status CoordinatorServiceImpl::ServeStats(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListPlans(
     grpc::CallbackServerContext* context, const v1::ListPlansRequest* request,
     v1::ListPlansResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeListPlans(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeListPlans);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeListPlans(
@@ -348,9 +333,8 @@ grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListSchedules(
     grpc::CallbackServerContext* context,
     const v1::ListSchedulesRequest* request,
     v1::ListSchedulesResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeListSchedules(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeListSchedules);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeListSchedules(
@@ -370,9 +354,8 @@ grpc::ServerUnaryReactor* CoordinatorServiceImpl::StartCampaign(
     grpc::CallbackServerContext* context,
     const v1::StartCampaignRequest* request,
     v1::StartCampaignResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeStartCampaign(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeStartCampaign);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeStartCampaign(
@@ -393,9 +376,8 @@ grpc::Status CoordinatorServiceImpl::ServeStartCampaign(
 grpc::ServerUnaryReactor* CoordinatorServiceImpl::ListNodes(
     grpc::CallbackServerContext* context, const v1::ListNodesRequest* request,
     v1::ListNodesResponse* response) {
-  return pooled_.Serve(context, [this, context, request, response] {
-    return ServeListNodes(context, request, response);
-  });
+  return Pooled(context, request, response,
+                &CoordinatorServiceImpl::ServeListNodes);
 }
 
 grpc::Status CoordinatorServiceImpl::ServeListNodes(

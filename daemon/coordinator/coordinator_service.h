@@ -102,6 +102,17 @@ class CoordinatorServiceImpl final
                                       v1::ListNodesResponse* response) override;
 
  private:
+  // Hands `serve` (one of the Serve* below) to the pool for this call.
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* Pooled(
+      grpc::CallbackServerContext* context, const Request* request,
+      Response* response,
+      grpc::Status (CoordinatorServiceImpl::*serve)(
+          grpc::CallbackServerContext*, const Request*, Response*)) {
+    return pooled_.Serve(context, [this, serve, context, request, response] {
+      return (this->*serve)(context, request, response);
+    });
+  }
   // The work of the pooled calls above (PooledCalls::Serve runs them).
   grpc::Status ServeListAgents(grpc::CallbackServerContext* context,
                                const v1::ListAgentsRequest* request,

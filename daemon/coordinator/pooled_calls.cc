@@ -38,11 +38,7 @@ PooledCalls::~PooledCalls() {
 grpc::ServerUnaryReactor* PooledCalls::Serve(
     grpc::CallbackServerContext* context, std::function<grpc::Status()> body) {
   absl::StatusOr<security::CallSlot> slot = limiter_.Acquire(*context);
-  if (!slot.ok()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(common::ToGrpcStatus(slot.status()));
-    return reactor;
-  }
+  if (!slot.ok()) return common::FinishNow(context, slot.status());
   auto* reactor = new PooledReactor(*std::move(slot));
   absl::MutexLock lock(&mu_);
   queue_.push_back(

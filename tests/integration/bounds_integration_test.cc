@@ -11,13 +11,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/integration/process_tree.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -97,18 +96,7 @@ class BoundsIntegrationTest : public ::testing::Test {
   }
   // The coordinator's resident memory, in KiB.
   int64_t CoordinatorRssKib() {
-    std::ifstream status(
-        absl::StrCat("/proc/", cluster_->coordinator_pid(), "/status"));
-    std::string line;
-    while (std::getline(status, line)) {
-      if (absl::StartsWith(line, "VmRSS:")) {
-        std::vector<std::string> parts =
-            absl::StrSplit(line, ' ', absl::SkipEmpty());
-        int64_t kib = 0;
-        if (parts.size() >= 2 && absl::SimpleAtoi(parts[1], &kib)) return kib;
-      }
-    }
-    return -1;
+    return ProcStatusNumber(cluster_->coordinator_pid(), "VmRSS");
   }
   std::string CoordinatorLog() {
     std::ifstream in(cluster_->dir() + "/coordinator.log");

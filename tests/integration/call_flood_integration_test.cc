@@ -7,18 +7,16 @@
 // RESOURCE_EXHAUSTED at once. Healthy opposite: an operator's calls, the
 // agents' heartbeats and a sweep go on during and after the flood.
 #include <atomic>
-#include <fstream>
 #include <map>
 #include <thread>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "daemon/security/credentials.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/integration/process_tree.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -30,29 +28,15 @@ using security::Role;
 constexpr int kConnections = 10;
 constexpr int kCallsPerConnection = 100;  // 1,000 in flight at once
 
-// A field of /proc/PID/status in kB (or a count), -1 when unreadable.
-int64_t ProcStatus(pid_t pid, const std::string& field) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    std::vector<std::string> parts = absl::StrSplit(
-        line.substr(field.size() + 1), absl::ByAnyChar(" \t"),
-        absl::SkipEmpty());
-    int64_t value = 0;
-    if (!parts.empty() && absl::SimpleAtoi(parts[0], &value)) return value;
-  }
-  return -1;
-}
-
 // The largest thread count and RSS of `pid` while it runs.
 class PeakSampler {
  public:
   explicit PeakSampler(pid_t pid) : pid_(pid) {
     thread_ = std::thread([this] {
       while (!stop_.WaitForNotificationWithTimeout(absl::Milliseconds(2))) {
-        threads_ = std::max<int64_t>(threads_, ProcStatus(pid_, "Threads"));
-        rss_kb_ = std::max<int64_t>(rss_kb_, ProcStatus(pid_, "VmRSS"));
+        threads_ =
+            std::max<int64_t>(threads_, ProcStatusNumber(pid_, "Threads"));
+        rss_kb_ = std::max<int64_t>(rss_kb_, ProcStatusNumber(pid_, "VmRSS"));
       }
     });
   }
@@ -155,8 +139,8 @@ TEST(CallFloodTest, AViewersReadFloodIsBoundedAndOthersAreServed) {
   ASSERT_TRUE(seeded.status.ok()) << seeded.status;
   const std::string sweep_id = seeded.start.sweep_id();
   const pid_t pid = cluster->coordinator_pid();
-  const int64_t threads_before = ProcStatus(pid, "Threads");
-  const int64_t rss_before = ProcStatus(pid, "VmRSS");
+  const int64_t threads_before = ProcStatusNumber(pid, "Threads");
+  const int64_t rss_before = ProcStatusNumber(pid, "VmRSS");
   auto viewer = ViewerStubs(*cluster);
 
   PeakSampler peak(pid);
@@ -175,9 +159,9 @@ TEST(CallFloodTest, AViewersReadFloodIsBoundedAndOthersAreServed) {
         continue;
       }
       if (operator_failed++ == 0) {
-        first_failure = absl::StrCat("code ", s.error_code(), " ",
-                                     s.error_message(), ", ",
-                                     resp.agents_size(), " agents");
+        first_failure =
+            absl::StrCat("code ", s.error_code(), " ", s.error_message(), ", ",
+                         resp.agents_size(), " agents");
       }
     }
   });

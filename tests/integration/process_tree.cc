@@ -75,4 +75,17 @@ std::string FlagValue(pid_t pid, const std::string& flag) {
   return "";
 }
 
+int64_t ProcStatusNumber(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") != 0) continue;
+    std::istringstream value(line.substr(field.size() + 1));
+    int64_t number = -1;
+    if (value >> number) return number;
+    return -1;
+  }
+  return -1;
+}
+
 }  // namespace fabricpulse::testing

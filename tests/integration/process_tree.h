@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,9 @@ std::vector<std::string> CommandLine(pid_t pid);
 
 // The value after `flag` in `pid`'s argv; empty when absent.
 std::string FlagValue(pid_t pid, const std::string& flag);
+
+// The number after "FIELD:" in /proc/PID/status ("VmRSS" in KiB,
+// "Threads"); -1 when the process or the field is gone.
+int64_t ProcStatusNumber(pid_t pid, const std::string& field);
 
 }  // namespace fabricpulse::testing

@@ -7,15 +7,12 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -25,6 +22,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "tests/integration/background_sweep.h"
+#include "tests/integration/process_tree.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
@@ -34,16 +32,8 @@ using ::testing::HasSubstr;
 
 // VmRSS of `pid` in bytes; -1 when unreadable.
 int64_t RssBytes(pid_t pid) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) != 0) continue;
-    std::string kb(absl::StripAsciiWhitespace(line.substr(6)));
-    kb = kb.substr(0, kb.find(' '));
-    int64_t value = 0;
-    if (absl::SimpleAtoi(kb, &value)) return value * 1024;
-  }
-  return -1;
+  const int64_t kib = ProcStatusNumber(pid, "VmRSS");
+  return kib < 0 ? -1 : kib * 1024;
 }
 
 v1::CoordinatorStatsResponse Stats(v1::CoordinatorService::Stub& stub) {

@@ -140,6 +140,10 @@ class NcclCommunicator : public Communicator {
   // ops, behind this many untimed ones, in fixed and adaptive mode alike.
   static constexpr int kMinMeanLoop = 20;
   static constexpr int kMeanLeadIn = 20;
+  // The ops a TimedLoopPair of `iters` enqueues (its deadline's count).
+  static constexpr int PairOps(int iters) {
+    return iters + kMeanLeadIn + (iters > kMinMeanLoop ? iters : kMinMeanLoop);
+  }
   // Creates events until there are `count`.
   absl::Status EnsureEvents(int count);
   // Queues the launch cover (launch_cover.h) on the drained stream.

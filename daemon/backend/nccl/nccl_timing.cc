@@ -147,9 +147,7 @@ absl::Status NcclCommunicator::TimeAdaptive(
   double loop_sum = 0;  // seconds, over the loops timed as a whole
   auto batch = [&](int iters, std::vector<double>* seconds) {
     if (second_pass) {
-      batch_timing.deadline =
-          absl::Now() + options.op_timeout * (iters + kMeanLeadIn +
-                                              std::max(iters, kMinMeanLoop));
+      batch_timing.deadline = absl::Now() + options.op_timeout * PairOps(iters);
       double mean = 0;
       FP_RETURN_IF_ERROR(TimedLoopPair(step, b, options, batch_timing, iters,
                                        seconds, &mean, arrival_sum));
@@ -188,10 +186,8 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   LoopTiming timing;
   // Room for the warm-ups and the timed loops with the mean's lead-in (see
   // below); adaptive batches get deadlines of their own.
-  timing.deadline =
-      absl::Now() +
-      options.op_timeout * (options.warmup_iters + planned + kMeanLeadIn +
-                            std::max(planned, kMinMeanLoop));
+  timing.deadline = absl::Now() + options.op_timeout *
+                                      (options.warmup_iters + PairOps(planned));
   const absl::Time warm_start = absl::Now();
   for (int i = 0; i < options.warmup_iters; ++i) {
     FP_RETURN_IF_ERROR(Enqueue(step, b, timing.deadline, options));
