@@ -73,7 +73,10 @@ absl::Status Campaign::Measured(int id, const GroupMeasurement& measurement,
     auto it = references_.find(group.nodes.size());
     recorded = Record(ResultOf(
         group, measurement, it == references_.end() ? nullptr : &it->second));
-    if (!group.second_pass) PlanSecondPasses(now);
+    if (group.second_pass) {
+      for (const std::string& node : group.nodes) awaiting_.erase(node);
+    }
+    PlanSecondPasses(now);
   }
   JudgeFirstPassWhenDone(now);
   return recorded;
@@ -139,7 +142,12 @@ void Campaign::PlanSecondPasses(absl::Time now) {
       book_->PlanSecondPasses(fleet_, options_.group_by, now);
   std::vector<std::vector<std::string>> groups;
   for (const SecondPass& pass : plan.passes) {
-    if (!second_passed_.insert(pass.suspect).second) continue;
+    // One at a time per suspect, at most kMaxSecondPasses of them.
+    if (awaiting_.count(pass.suspect) > 0) continue;
+    int& passes = second_passed_[pass.suspect];
+    if (passes >= kMaxSecondPasses) continue;
+    ++passes;
+    awaiting_.insert(pass.suspect);
     groups.push_back(pass.nodes);
   }
   second_passes_ += static_cast<int>(groups.size());

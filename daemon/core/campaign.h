@@ -21,7 +21,10 @@
 // First-pass results are held until the first pass is done (every first-pass
 // node measured, or the window over): only then are all peers known. They are
 // judged then, in the order they came, and the second passes the book asks for
-// are scheduled at once; each node gets at most one second pass per campaign.
+// are scheduled at once. A suspect gets one second pass at a time, and a
+// further one only when the last left it suspect (a shared bad mark followed
+// by a low one of its own: that low is its first own mark, which needs its
+// own confirmation), at most kMaxSecondPasses per campaign.
 //
 // Thread-safety: thread-compatible.
 #pragma once
@@ -41,6 +44,9 @@
 #include "daemon/core/peer_reference.h"
 
 namespace fabricpulse::core {
+
+// Second passes per suspect node and campaign (see the top of this file).
+inline constexpr int kMaxSecondPasses = 2;
 
 // Up to this many measured groups of a node count, each is judged against
 // the others alone; beyond, against all of them (see Campaign).
@@ -124,7 +130,8 @@ class Campaign {
   std::vector<Held> held_;  // first-pass results, until judged
   bool judged_ = false;
   std::map<size_t, PeerReference> references_;
-  std::set<std::string> second_passed_;
+  std::map<std::string, int> second_passed_;  // suspect: passes scheduled
+  std::set<std::string> awaiting_;  // suspects whose pass has no result yet
   int second_passes_ = 0;
 };
 

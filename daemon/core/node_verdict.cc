@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/regression.h"
 
 namespace fabricpulse::core {
 namespace {
@@ -40,9 +41,12 @@ NodeEvidence MakeEvidence(const GroupResult& result, Finding finding,
   const bool critical =
       judged && result.ok && !result.data_wrong && finding == Finding::kBad;
   if (judged) {
-    e.threshold_busbw =
-        result.reference_busbw *
-        (critical ? thresholds.critical_fraction : thresholds.warn_fraction);
+    // The busbw a result had to fall below: the threshold's share of the
+    // reference, and beyond the spread.
+    e.threshold_busbw = std::min(
+        result.reference_busbw * (critical ? thresholds.critical_fraction
+                                           : thresholds.warn_fraction),
+        result.reference_busbw - kPeerSpreadMultiple * result.reference_spread);
   }
   if (!result.ok) {
     e.detail = absl::StrCat("failed: ", result.error);
@@ -158,7 +162,12 @@ absl::Status NodeVerdictBook::Record(const GroupResult& result) {
                        node.empty() ? " (empty)" : " twice"));
     }
   }
-  const Finding finding = Classify(result, rules_.thresholds);
+  // Judged against the wider of the peers' spread and the plan's own (see
+  // NoiseSpread); the stored result keeps the peers' spread, so a replay
+  // after a restart judges alike.
+  GroupResult judged = result;
+  judged.reference_spread = JudgedSpread(result);
+  const Finding finding = Classify(judged, rules_.thresholds);
   // Who is to blame is decided on the state before this result, for every
   // member alike.
   std::vector<bool> blamed(result.nodes.size(), false);
@@ -182,7 +191,7 @@ absl::Status NodeVerdictBook::Record(const GroupResult& result) {
       s.verdict = NodeVerdict::kUntested;
       s.last_mark.reset();
     }
-    NodeEvidence e = MakeEvidence(result, finding, rules_.thresholds);
+    NodeEvidence e = MakeEvidence(judged, finding, rules_.thresholds);
     e.blamed = blamed[i];
     if (finding == Finding::kGood) {
       SetVerdict(NodeVerdict::kPass, result.at, &s.verdict, &s.since);
@@ -216,7 +225,31 @@ absl::Status NodeVerdictBook::Record(const GroupResult& result) {
       s.evidence.erase(s.evidence.begin());
     }
   }
+  PoolDeviation(result);
   return absl::OkStatus();
+}
+
+bool NodeVerdictBook::PeerJudged(const GroupResult& result) {
+  return result.ok && !result.data_wrong && std::isfinite(result.busbw) &&
+         result.busbw > 0 && result.reference_busbw > 0 &&
+         result.reference_spread > 0;
+}
+
+void NodeVerdictBook::PoolDeviation(const GroupResult& result) {
+  if (!PeerJudged(result)) return;
+  deviations_.push_back(result.busbw / result.reference_busbw);
+  if (deviations_.size() > kNoisePoolSize) deviations_.pop_front();
+}
+
+double NodeVerdictBook::NoiseSpread() const {
+  if (deviations_.size() < kMinNoisePool) return 0;
+  return ScaledMad(std::vector<double>(deviations_.begin(), deviations_.end()));
+}
+
+double NodeVerdictBook::JudgedSpread(const GroupResult& result) const {
+  if (!(result.reference_spread > 0)) return result.reference_spread;
+  return std::max(result.reference_spread,
+                  NoiseSpread() * result.reference_busbw);
 }
 
 NodeStatus NodeVerdictBook::Status(const std::string& node,

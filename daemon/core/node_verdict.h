@@ -10,7 +10,14 @@
 //  - good: otherwise (and always when there is no reference, 0).
 // With a reference spread (peers' robust sd, core/peer_reference.h), low
 // and bad also need busbw more than kPeerSpreadMultiple spreads below the
-// reference: a drop within healthy peers' own spread names nobody.
+// reference: a drop within healthy peers' own spread names nobody. The
+// spread judged is the wider of the peers' and the plan's measured noise
+// (NoiseSpread: the robust sd of busbw / reference over the book's last
+// kNoisePoolSize results judged against peers, times this reference): a
+// handful of peers can agree by chance (4 groups within 0.4 % of each other
+// on a fabric whose results vary by 7 %), and a spread read from them
+// alone named healthy nodes on a busy machine. An absolute reference
+// (expected_busbw, no spread) is judged on its thresholds alone.
 // A good result sets every member to `pass` (a suspect's one-off, or a
 // repaired node, is cleared by one good measurement). A low or bad result is
 // laid on the members that are not *cleared* (verdict pass, tested within
@@ -40,6 +47,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +68,11 @@ inline constexpr size_t kMaxNodeEvidence = 4;
 inline constexpr double kDefaultWarnFraction = 0.9;
 inline constexpr double kDefaultCriticalFraction = 0.7;
 inline constexpr absl::Duration kDefaultVerdictValidity = absl::Hours(24);
+// The plan's noise: at most this many results' busbw / reference kept
+// (the book's other bounded state), and none judged from fewer than one
+// campaign of the fewest groups a peer reference is made of (5 pairs).
+inline constexpr size_t kNoisePoolSize = 200;
+inline constexpr size_t kMinNoisePool = kMinPeers + 1;
 
 enum class NodeVerdict { kPass, kDegraded, kFail, kUntested, kSuspect };
 
@@ -114,8 +127,10 @@ struct NodeEvidence {
   Finding finding = Finding::kGood;
   double busbw = 0;
   double reference_busbw = 0;
-  double threshold_busbw = 0;  // the warn or critical busbw it fell below,
-                               // else warn x reference; 0 without reference
+  double threshold_busbw = 0;  // the busbw it fell below (the lower of
+                               // warn or critical x reference and 3 judged
+                               // spreads below it), else the warn one; 0
+                               // without reference
   bool blamed = false;         // the result was laid on this node
   std::string detail;  // "ok", "below warn", "below critical", "wrong data",
                        // "failed: <error>"; ", not blamed" when cleared
@@ -171,8 +186,15 @@ class NodeVerdictBook {
   // Every node the book holds, by name.
   std::vector<std::string> Nodes() const;
 
-  // Drops a node that left the fleet (its state is the book's only growth).
+  // Drops a node that left the fleet (its state and the bounded noise pool
+  // are the book's only growth).
   void Forget(const std::string& node);
+
+  // The plan's measured noise, relative: the robust sd (1.4826 x MAD) of
+  // busbw / reference over the last kNoisePoolSize results judged against
+  // peers (ok, a finite positive busbw, a reference with a spread); 0 with
+  // fewer than kMinNoisePool of them.
+  double NoiseSpread() const;
 
  private:
   struct NodeState {
@@ -187,9 +209,15 @@ class NodeVerdictBook {
 
   explicit NodeVerdictBook(const VerdictRules& rules) : rules_(rules) {}
   bool Cleared(const std::string& node, absl::Time at) const;
+  static bool PeerJudged(const GroupResult& result);
+  void PoolDeviation(const GroupResult& result);
+  // The spread `result` is judged with: its own (0 stays 0: an absolute
+  // reference), or NoiseSpread x its reference when that is wider.
+  double JudgedSpread(const GroupResult& result) const;
 
   VerdictRules rules_;
   std::map<std::string, NodeState> nodes_;
+  std::deque<double> deviations_;  // busbw / reference, oldest first
 };
 
 }  // namespace fabricpulse::core

@@ -139,6 +139,42 @@ TEST(CampaignTest, OneBadNumberIsASuspectClearedByTheSecondPass) {
   EXPECT_EQ(s.evidence[1].detail, "ok");
 }
 
+// A shared bad mark, then a low one of its own with a partner that passed:
+// the low is the node's first own mark (the bad one may have been its
+// partner's), so it stays a suspect and the campaign measures it once more;
+// that third result decides. Found by campaign_check in CI, where such a
+// node was left a suspect at the campaign's end.
+TEST(CampaignTest, ASuspectLeftSuspectByItsSecondPassGetsOneMore) {
+  for (const double third : {1.0, 0.85}) {
+    SimFleet fleet(16, 0.01);
+    NodeVerdictBook book = Book();
+    const std::vector<double> speeds = {0.5, 0.85, third};
+    size_t sweeps_of_107 = 0;
+    const Outcome out = RunCampaign(
+        fleet, book, Grouping::kPairs, 0, kT0, Options(),
+        [&](const std::vector<std::string>& nodes, absl::Time) {
+          if (std::find(nodes.begin(), nodes.end(), "gpu-107") != nodes.end()) {
+            fleet.Slow("gpu-107", speeds[std::min(sweeps_of_107++, 2ul)]);
+          }
+          return std::vector<std::string>{};
+        });
+    EXPECT_EQ(sweeps_of_107, 3u) << third;
+    const NodeStatus s = book.Status("gpu-107", out.end);
+    ASSERT_EQ(s.evidence.size(), 3u) << third;
+    EXPECT_EQ(s.evidence[0].detail, "below critical");
+    EXPECT_EQ(s.evidence[1].detail, "below warn");
+    if (third == 1.0) {
+      EXPECT_THAT(Named(fleet, book, out.end), IsEmpty());
+    } else {
+      EXPECT_THAT(Named(fleet, book, out.end),
+                  ElementsAre(std::pair<const std::string, NodeVerdict>(
+                      "gpu-107", NodeVerdict::kDegraded)));
+    }
+    // The first pair's partner and gpu-107 twice.
+    EXPECT_EQ(out.summary.second_passes, 3) << third;
+  }
+}
+
 // Found by tests/integration/campaign_check.sh (busbw in MB/s, as measured
 // there on a 2-core machine): 5 pairs, one with a node at a tenth of the
 // rate and two healthy pairs that happened to measure low. Judged against
