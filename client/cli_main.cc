@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   fabricpulse::common::AddTlsFlags(app, coordinator.tls);
   std::string global_output;
   CLI::Option* global_output_flag = WithChoices(
-      app.add_option("--output", global_output,
+      app.add_option("-o,--output", global_output,
                      "table, json or csv, for agents, plans, schedules, "
                      "sweep, results and diagnose (which also take it after "
                      "the command)"),
@@ -149,11 +149,11 @@ int main(int argc, char** argv) {
                    "(%, more than 0 up to 100) and the rows' own p50..p99 "
                    "spread")
       ->capture_default_str();
-  WithChoices(
-      compare
-          ->add_option("--output", compare_flags.output, "table, json or csv")
-          ->capture_default_str(),
-      fabricpulse::client::kFormats);
+  WithChoices(compare
+                  ->add_option("-o,--output", compare_flags.output,
+                               "table, json or csv")
+                  ->capture_default_str(),
+              fabricpulse::client::kFormats);
   WithChoices(compare
                   ->add_option("--bw-unit", compare_flags.bw_unit,
                                "GBps (1e9 bytes/s) or Gbps (1e9 bits/s)")
@@ -205,9 +205,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::optional<std::string> command =
+    std::optional<std::string> message =
         fabricpulse::client::CommandError(app, *local, e);
-    fabricpulse::client::PrintError(command.value_or(e.what()));
+    if (!message.has_value()) message = fabricpulse::client::FlagError(app, e);
+    fabricpulse::client::PrintError(message.value_or(e.what()));
     return fabricpulse::client::kExitBadInput;
   }
   if (global_output_flag->count() > 0) {

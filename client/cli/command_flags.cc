@@ -7,6 +7,7 @@
 #include "client/cli/command_set.h"
 #include "client/cli/help_text.h"
 #include "client/cli/moe_options.h"
+#include "client/cli/nccl_tests_flags.h"
 #include "client/cli/option_choices.h"
 #include "client/report/report_loader.h"
 #include "daemon/core/dtype.h"
@@ -43,7 +44,7 @@ void AddIsolateCommand(CLI::App& app, CommandSet& set) {
       ->capture_default_str();
   set.isolate->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
       ->capture_default_str();
-  set.isolate->add_option("--output", f.output, "table or json")
+  set.isolate->add_option("-o,--output", f.output, "table or json")
       ->capture_default_str();
   set.isolate
       ->add_option("--progress", f.progress,
@@ -75,7 +76,7 @@ void AddMatrixCommand(CLI::App& app, CommandSet& set) {
       ->capture_default_str();
   set.matrix->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
       ->capture_default_str();
-  set.matrix->add_option("--output", f.output, "table, json or csv")
+  set.matrix->add_option("-o,--output", f.output, "table, json or csv")
       ->capture_default_str();
   set.matrix
       ->add_option("--bw-unit", f.bw_unit,
@@ -122,24 +123,26 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
           ->capture_default_str(),
       core::AllOpNames());
   sweep
-      ->add_option("--min-bytes", f.min_bytes,
+      ->add_option("-b,--min-bytes", f.min_bytes,
                    "Smallest size (B, K, M, G suffixes)")
       ->capture_default_str();
   sweep
-      ->add_option("--max-bytes", f.max_bytes,
+      ->add_option("-e,--max-bytes", f.max_bytes,
                    "Largest size, or auto[:FRACTION]: per op, the largest "
                    "power of two whose buffers fit FRACTION (0 < F <= 1, "
                    "default 0.25) of the least free memory of any rank (GPU "
                    "memory; host memory on CPU ranks)")
       ->capture_default_str();
   auto* factor =
-      sweep->add_option("--factor", f.factor, "Geometric size factor (>= 2)")
+      sweep->add_option("-f,--factor", f.factor, "Geometric size factor (>= 2)")
           ->capture_default_str();
-  sweep->add_option("--step", f.step, "Arithmetic size step instead of factor")
+  sweep
+      ->add_option("-i,--step", f.step,
+                   "Arithmetic size step instead of factor")
       ->excludes(factor);
   WithChoices(
       sweep
-          ->add_option("--dtype", f.dtype,
+          ->add_option("-d,--dtype", f.dtype,
                        WithAllowed("Element type", core::AllDTypeNames()))
           ->capture_default_str(),
       core::AllDTypeNames());
@@ -150,10 +153,10 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
                                            core::AllRedOpNames()))
                   ->capture_default_str(),
               core::AllRedOpNames());
-  sweep->add_option("--root", f.root, "Root rank of rooted ops")
+  sweep->add_option("-r,--root", f.root, "Root rank of rooted ops")
       ->capture_default_str();
   sweep
-      ->add_option("--iters", f.iters.iters,
+      ->add_option("-n,--iters", f.iters.iters,
                    "Timed iterations per size, or auto: iterate until the 95% "
                    "confidence interval of the mean is within --tolerance "
                    "(in batches, the first of --min-iters, at most "
@@ -171,7 +174,7 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
   sweep->add_option("--step-time-cap", f.iters.step_time_cap,
                     "With --iters auto: time cap per size on the timed "
                     "batches, e.g. 2s (default)");
-  sweep->add_option("--warmup", f.warmup, "Warm-up iterations per size")
+  sweep->add_option("-w,--warmup", f.warmup, "Warm-up iterations per size")
       ->capture_default_str();
   // Two flags, not "--check,!--no-check": CLI11 would show that as
   // "--check,--no-check{false}", as if the check were off.
@@ -190,11 +193,11 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
       "--both", [&f] { f.placement = "both"; },
       "Both in-place and out-of-place (default)");
   sweep->add_flag("--graph", f.graph, "CUDA-graph mode (nccl)");
-  sweep->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
+  sweep->add_option("-T,--timeout", f.timeout, "Per-op deadline, e.g. 30s")
       ->capture_default_str();
   sweep->add_option("--nodes", f.nodes, "Nodes to run on (default: all)")
       ->delimiter(',');
-  WithChoices(sweep->add_option("--output", f.output, kOutputHelp)
+  WithChoices(sweep->add_option("-o,--output", f.output, kOutputHelp)
                   ->capture_default_str(),
               kFormats);
   WithChoices(sweep->add_option("--bw-unit", f.bw_unit, kBwUnitHelp), kBwUnits);
@@ -249,6 +252,9 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
     sweep->get_option(name)->excludes(plan);
   }
   for (CLI::Option* moe : AddMoeOptions(sweep, f.moe)) moe->excludes(plan);
+  for (CLI::Option* numeric : AddNcclTestsNumericFlags(sweep, f)) {
+    numeric->excludes(plan);
+  }
 }
 
 void AddReportCommand(CLI::App& app, CommandSet& set) {
@@ -287,7 +293,7 @@ CLI::App* AddListing(CLI::App& app, const std::string& name,
                      std::string& output) {
   CLI::App* command = app.add_subcommand(name, help);
   WithChoices(command
-                  ->add_option("--output", output,
+                  ->add_option("-o,--output", output,
                                absl::StrCat("table, json (the ", response,
                                             " in protobuf's JSON mapping) or "
                                             "csv"))
@@ -349,7 +355,8 @@ void AddCommands(CLI::App& app, CommandSet& set) {
       ->excludes(sweep_id)
       ->capture_default_str();
   WithChoices(
-      set.results->add_option("--output", set.results_flags.output, kOutputHelp)
+      set.results
+          ->add_option("-o,--output", set.results_flags.output, kOutputHelp)
           ->capture_default_str(),
       kFormats);
   WithChoices(set.results->add_option("--bw-unit", set.results_flags.bw_unit,
@@ -372,7 +379,7 @@ void AddCommands(CLI::App& app, CommandSet& set) {
   WithChoices(
       set.diagnose
           ->add_option(
-              "--output", set.diagnose_output,
+              "-o,--output", set.diagnose_output,
               "table, json (docs/diagnose.md) or csv (one row per culprit)")
           ->capture_default_str(),
       kFormats);

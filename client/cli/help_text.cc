@@ -14,6 +14,8 @@ std::string ExamplesFooter() {
          "  fabricpulse --coordinator HOST:PORT agents\n"
          "  fabricpulse sweep --coordinator HOST:PORT --ops all_gather "
          "--max-bytes 1G --output json\n"
+         "  fabricpulse sweep -b 8 -e 1G -n 20 -o json nccl-tests' letters, "
+         "kubectl's -o\n"
          "  fabricpulse sweep --plan nightly-full    a plan of the "
          "coordinator's config\n"
          "  fabricpulse results --last 5             the sweep history\n"

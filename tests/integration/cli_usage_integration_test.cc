@@ -1,6 +1,8 @@
 // The CLI explains itself (issue 16): --version on every binary and in
 // fabricpulse_build_info, global flags after the command, a suggestion for
 // a mistyped command, and --help's allowed values, defaults and footers.
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -166,6 +168,95 @@ TEST_F(CliGlobalFlagsTest, GlobalFlagsWorkAfterTheCommand) {
   EXPECT_EQ(no_formats.err,
             "fabricpulse: --output: only agents, plans, schedules, nodes, "
             "sweep, results, diagnose, matrix and isolate print formats\n");
+}
+
+// nccl-tests' letters on sweep and kubectl's -o (issue 33): the spec the
+// coordinator ran is the one the letters asked for.
+TEST_F(CliGlobalFlagsTest, NcclTestsLettersAndDashOWork) {
+  const security::TlsOptions& tls = cluster_->client_tls();
+  const std::vector<std::string> target = {
+      "--coordinator", cluster_->coordinator(),
+      "--tls-cert",    tls.cert_file,
+      "--tls-key",     tls.key_file,
+      "--tls-ca",      tls.ca_file};
+  std::vector<std::string> args = {
+      "sweep", "-b", "8",  "-e",    "64", "-f", "4",   "-n", "3",
+      "-w",    "1",  "-d", "int32", "-r", "1",  "-T",  "20", "-c",
+      "0",     "-G", "0",  "-a",    "3",  "-o", "json"};
+  args.insert(args.end(), target.begin(), target.end());
+  CliResult sweep = RunCli(args);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  std::string compact = sweep.out;
+  compact.erase(std::remove_if(compact.begin(), compact.end(),
+                               [](char c) { return c == ' ' || c == '\n'; }),
+                compact.end());
+  for (const char* want :
+       {"\"min_bytes\":8", "\"max_bytes\":64", "\"factor\":4", "\"iters\":3",
+        "\"warmup_iters\":1", "\"dtype\":\"int32\"", "\"root\":1",
+        "\"timeout_seconds\":20", "\"check\":false", "\"graph\":false"}) {
+    EXPECT_TRUE(absl::StrContains(compact, want)) << want << "\n" << compact;
+  }
+  // -o before the command, as --output, and on a listing after it.
+  std::vector<std::string> listed = {"-o", "json", "agents"};
+  listed.insert(listed.end(), target.begin(), target.end());
+  CliResult agents = RunCli(listed);
+  EXPECT_EQ(agents.exit_code, 0) << agents.err;
+  EXPECT_TRUE(absl::StartsWith(agents.out, "{\"agents\":[{")) << agents.out;
+  std::vector<std::string> results = {"results", "--last", "1", "-o", "csv"};
+  results.insert(results.end(), target.begin(), target.end());
+  CliResult csv = RunCli(results);
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_TRUE(absl::StartsWith(csv.out, "sweep_id,")) << csv.out;
+}
+
+TEST(CliUsageTest, NcclTestsLettersAreCheckedLikeTheirFlags) {
+  // Each refused before anything is sent: no coordinator is given.
+  CliResult rank0 = RunCli({"sweep", "-a", "0"});
+  EXPECT_EQ(rank0.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(rank0.err, "-a")) << rank0.err;
+  EXPECT_TRUE(absl::StrContains(rank0.err, "1 to 3")) << rank0.err;
+  CliResult both = RunCli({"sweep", "-c", "1", "--no-check"});
+  EXPECT_EQ(both.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(both.err, "excludes")) << both.err;
+  CliResult plan = RunCli({"sweep", "--plan", "nightly", "-n", "5"});
+  EXPECT_EQ(plan.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(plan.err, "--plan")) << plan.err;
+  // nccl-tests' -o is the reduction op; here it is the output format.
+  CliResult redop = RunCli({"sweep", "-o", "sum"});
+  EXPECT_EQ(redop.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(redop.err, "table")) << redop.err;
+}
+
+TEST(CliUsageTest, AMistypedFlagGetsASuggestion) {
+  CliResult near = RunCli({"sweep", "--min-byte", "8"});
+  EXPECT_EQ(near.exit_code, client::kExitBadInput);
+  EXPECT_EQ(near.err,
+            "fabricpulse: unknown flag '--min-byte' for 'fabricpulse sweep'; "
+            "did you mean '--min-bytes'?\n");
+  CliResult local = RunCli({"local", "sweep", "--itres=3"});
+  EXPECT_EQ(local.exit_code, client::kExitBadInput);
+  EXPECT_EQ(local.err,
+            "fabricpulse: unknown flag '--itres' for 'fabricpulse local "
+            "sweep'; did you mean '--iters'?\n");
+  // A global flag counts as the command's.
+  CliResult global = RunCli({"agents", "--coordinater", "127.0.0.1:1"});
+  EXPECT_EQ(global.exit_code, client::kExitBadInput);
+  EXPECT_EQ(global.err,
+            "fabricpulse: unknown flag '--coordinater' for 'fabricpulse "
+            "agents'; did you mean '--coordinator'?\n");
+  CliResult far = RunCli({"agents", "--frobnicate"});
+  EXPECT_EQ(far.exit_code, client::kExitBadInput);
+  EXPECT_EQ(far.err,
+            "fabricpulse: unknown flag '--frobnicate' for 'fabricpulse "
+            "agents'; see 'fabricpulse agents --help'\n");
+  // nccl-tests' letters without an equivalent say why.
+  CliResult gpus = RunCli({"sweep", "-g", "8"});
+  EXPECT_EQ(gpus.exit_code, client::kExitBadInput);
+  EXPECT_TRUE(absl::StartsWith(
+      gpus.err,
+      "fabricpulse: unknown flag '-g' for 'fabricpulse sweep': nccl-tests' "
+      "GPUs per thread"))
+      << gpus.err;
 }
 
 TEST_F(CliGlobalFlagsTest, BuildInfoCarriesTheVersion) {
