@@ -82,7 +82,7 @@ trap cleanup EXIT
 step "podman build --target gpu --build-context cuda=$cuda -t $tag (NCCL $nccl_version)"
 build_start=$SECONDS
 image_build "$image_dir/build-gpu.log" --target gpu --build-context cuda="$cuda" \
-  --build-arg RUNTIME_BASE="$base" -t "$tag"
+  --build-arg GPU_RUNTIME_BASE="$base" -t "$tag"
 grep -E '^(bundle|zoneinfo|nccl):' "$image_dir/build-gpu.log" || true
 echo "ok: built in $((SECONDS - build_start)) s, $(podman image inspect "$tag" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
 

@@ -8,6 +8,13 @@
 #     monitoring, kubernetes-integration) and tls.insecure=true;
 #     tests/deploy/bad-values.yaml and a few --set mistakes refused by
 #     values.schema.json (and by the templates' own checks);
+#   - the chart's defaults: ServiceMonitors with enabled=auto rendered with
+#     --api-versions monitoring.coreos.com/v1 (the operator's CRDs) and not
+#     without it, true / false forcing them; the metrics NetworkPolicy source
+#     (default: namespace "monitoring"; namespaces + podSelector, peers,
+#     none); the coordinator's PodDisruptionBudget (maxUnavailable 1; 0 with
+#     unhealthyPodEvictionPolicy from Kubernetes 1.27; off); namespaceOverride
+#     putting every namespaced object in it;
 #   - every rendered object validated against the Kubernetes, prometheus-
 #     operator and cert-manager schemas plus cross-object checks
 #     (tests/deploy/validate_k8s.mjs), and the chart's security wiring (TLS
@@ -69,11 +76,11 @@ names="secrets gpu monitoring integration insecure"
 # Objects each variant must render (kind=count), so a template that silently
 # renders nothing is caught.
 declare -A expected=(
-  [secrets]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=1 --expect PersistentVolumeClaim=1 --expect ServiceAccount=1 --expect Role=0 --expect ClusterRole=0 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
-  [gpu]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect PersistentVolumeClaim=1 --expect NetworkPolicy=1 --expect Certificate=2 --expect Issuer=0"
-  [monitoring]="--expect ServiceMonitor=2 --expect PrometheusRule=1 --expect NetworkPolicy=2 --expect ConfigMap=$((2 + $(ls $chart/files/grafana/*.json 2>/dev/null | wc -l))) --expect Certificate=9 --expect Issuer=2 --expect Secret=1"
-  [integration]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=3 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
-  [insecure]="--expect Deployment=1 --expect DaemonSet=1 --expect NetworkPolicy=2 --expect Certificate=0 --expect Secret=0"
+  [secrets]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=1 --expect PersistentVolumeClaim=1 --expect ServiceAccount=1 --expect Role=0 --expect ClusterRole=0 --expect NetworkPolicy=2 --expect PodDisruptionBudget=1 --expect ServiceMonitor=0 --expect Certificate=0 --expect Secret=0"
+  [gpu]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect PersistentVolumeClaim=1 --expect NetworkPolicy=1 --expect PodDisruptionBudget=1 --expect Certificate=2 --expect Issuer=0"
+  [monitoring]="--expect ServiceMonitor=2 --expect PrometheusRule=1 --expect NetworkPolicy=2 --expect PodDisruptionBudget=1 --expect ConfigMap=$((2 + $(ls $chart/files/grafana/*.json 2>/dev/null | wc -l))) --expect Certificate=9 --expect Issuer=2 --expect Secret=1"
+  [integration]="--expect Deployment=1 --expect DaemonSet=1 --expect Service=2 --expect ConfigMap=3 --expect NetworkPolicy=2 --expect PodDisruptionBudget=1 --expect Certificate=0 --expect Secret=0"
+  [insecure]="--expect Deployment=1 --expect DaemonSet=1 --expect NetworkPolicy=2 --expect PodDisruptionBudget=1 --expect ServiceMonitor=0 --expect Certificate=0 --expect Secret=0"
 )
 # Secrets the profiles expect the user to create (bring your own).
 external="--external-secret fabricpulse-coordinator-tls --external-secret fabricpulse-agent-tls --external-secret fabricpulse-scrape-auth"
@@ -164,6 +171,17 @@ BASE --set agent.nodeLabels.node-a=rack=r1 --set agent.nodeLabelsConfigMap=mine|
 --set agent.npd.hostDir=/var/lib/fabric$(id)|/agent/npd/hostDir
 --set agent.nodeLabelsConfigMap=Rack_Labels|/agent/nodeLabelsConfigMap
 --set agent.npd.typo=1|'typo' not allowed
+--set metrics.serviceMonitor.enabled=yes|/metrics/serviceMonitor/enabled
+--set coordinator.podDisruptionBudget.maxUnavailable=2|/coordinator/podDisruptionBudget/maxUnavailable
+--set coordinator.podDisruptionBudget.minAvailable=1|'minAvailable' not allowed
+--set namespaceOverride=Fabric_Pulse|/namespaceOverride
+--set networkPolicy.metricsFrom[0].ipBlock.cidr=10.0.0.0/8|'metricsFrom' not allowed
+--set networkPolicy.metrics.source=everyone|/networkPolicy/metrics/source
+--set networkPolicy.metrics.source=peers|/networkPolicy/metrics/peers
+--set networkPolicy.metrics.namespaces=null|missing property 'namespaces'
+--set networkPolicy.metrics.namespaces[0]=Monitoring|/networkPolicy/metrics/namespaces/0
+--set networkPolicy.metrics.podSelector.app=prometheus|/networkPolicy/metrics/podSelector
+--set networkPolicy.metrics.source=peers --set networkPolicy.metrics.peers[0].ipBlock.cidr=10.0.0.0/8 --set networkPolicy.metrics.peers[0].podSelector.matchLabels.app=p|/networkPolicy/metrics/peers/0
 EOF
 ok "$refused refused"
 
@@ -272,6 +290,166 @@ for marker in '{"additionalProperty":"matchExpresions"}' "taint effect NoSchedul
   grep -qF -- "$marker" "$tmp/ni-bad.out" || { cat "$tmp/ni-bad.out"; fail "node_integration missed: $marker"; }
 done
 ok
+
+# q FILE EXPR: EXPR (JavaScript over `docs`, the objects of FILE, and
+# byKind(KIND)) evaluated and printed as JSON.
+q() {
+  node --input-type=module -e '
+    const [file, expr] = process.argv.slice(1);
+    const { readFileSync } = await import("node:fs");
+    const yaml = await import(process.env.FP_JSYAML);
+    const docs = yaml.loadAll(readFileSync(file, "utf8")).filter((d) => d);
+    const byKind = (k) => docs.filter((d) => d.kind === k);
+    console.log(JSON.stringify(eval(expr)));
+  ' "$1" "$2"
+}
+export FP_JSYAML="file://$root/.tools/node/node_modules/js-yaml/dist/js-yaml.mjs"
+# same WHAT GOT EXPECTED: fails naming WHAT when they differ.
+same() { [ "$2" = "$3" ] || { printf 'want: %s\ngot:  %s\n' "$3" "$2"; fail "$1"; }; }
+# render NAME ARGS...: helm template with ARGS into $tmp/NAME.yaml.
+render() {
+  local name="$1"; shift
+  helm template fabricpulse "$chart" "$@" >"$tmp/$name.yaml" 2>"$tmp/$name.err" \
+    || { cat "$tmp/$name.err"; fail "helm template $*"; }
+}
+
+check "ServiceMonitor: enabled=auto (the default) renders it only where monitoring.coreos.com/v1 is served; true / false force it"
+# The test rule: the chart renders with and without the operator's CRDs
+# (helm template --api-versions stands in for the API server's discovery).
+# NAME|ServiceMonitors wanted|helm template arguments
+sm_cases=0
+while IFS='|' read -r name count args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  render "sm-$name" --namespace fabricpulse $base $args
+  # shellcheck disable=SC2086
+  out="$(node tests/deploy/validate_k8s.mjs --expect ServiceMonitor="$count" --expect PodDisruptionBudget=1 $external \
+    "$tmp/sm-$name.yaml" 2>&1)" || { echo "$out"; fail "ServiceMonitor case $name ($args): want $count ServiceMonitors"; }
+  out="$(node tests/deploy/chart_security.mjs "$tmp/sm-$name.yaml" 2>&1)" || { echo "$out"; fail "chart_security, ServiceMonitor case $name"; }
+  sm_cases=$((sm_cases + 1))
+done <<'EOF'
+no-crds|0|
+crds|2|--api-versions monitoring.coreos.com/v1
+crds-kind|2|--api-versions monitoring.coreos.com/v1/ServiceMonitor
+crds-off|0|--api-versions monitoring.coreos.com/v1 --set metrics.serviceMonitor.enabled=false
+no-crds-forced|2|--set metrics.serviceMonitor.enabled=true
+no-crds-off|0|--set metrics.serviceMonitor.enabled=false
+EOF
+# Without the CRDs nothing of the operator's API may be rendered: the API
+# server would refuse the whole install.
+! grep -q '^apiVersion: monitoring.coreos.com/' "$tmp/sm-no-crds.yaml" \
+  || fail "the default values without the operator's CRDs render a monitoring.coreos.com object"
+# auto with the monitoring profile (basic auth, TLS with client certificates):
+# nothing and no refusal without the CRDs; the same ServiceMonitors as
+# enabled=true with them.
+render sm-mon-auto --namespace fabricpulse -f "$chart/ci/monitoring-values.yaml" --set metrics.serviceMonitor.enabled=auto
+same "monitoring profile, enabled=auto without the CRDs" "$(q "$tmp/sm-mon-auto.yaml" 'byKind("ServiceMonitor").length')" 0
+render sm-mon-auto-crds --namespace fabricpulse -f "$chart/ci/monitoring-values.yaml" --set metrics.serviceMonitor.enabled=auto \
+  --api-versions monitoring.coreos.com/v1
+diff <(q "$tmp/sm-mon-auto-crds.yaml" 'byKind("ServiceMonitor")') <(q "$tmp/monitoring.yaml" 'byKind("ServiceMonitor")') >/dev/null \
+  || fail "monitoring profile: enabled=auto with the CRDs does not render the ServiceMonitors enabled=true does"
+ok "$sm_cases cases; monitoring profile auto = true with the CRDs, nothing without"
+
+check "NetworkPolicy metrics source: default namespace \"monitoring\"; namespaces + podSelector; peers; none"
+# The metrics rules' peers of each policy (coordinator, agents).
+metrics_from='byKind("NetworkPolicy").map((np) => (np.spec.ingress ?? []).filter((r) => (r.ports ?? []).some((p) => p.port === "metrics")).map((r) => r.from))'
+mon='{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}'
+same "the default admits namespace monitoring only, on both policies' metrics ports" \
+  "$(q "$tmp/secrets.yaml" "$metrics_from")" "[[[$mon]],[[$mon]]]"
+# shellcheck disable=SC2016  # Markdown backquotes, not a command
+grep -qF '`networkPolicy.metrics` (default: `source: namespaces`, `namespaces: [monitoring]`' "$chart/README.md" \
+  || fail "the chart README's NetworkPolicy table does not document the metrics source default"
+cat >"$tmp/np-namespaces.values.yaml" <<'EOF'
+networkPolicy:
+  metrics:
+    namespaces: [prometheus, observability]
+    podSelector:
+      matchLabels:
+        app.kubernetes.io/name: prometheus
+EOF
+cat >"$tmp/np-peers.values.yaml" <<'EOF'
+networkPolicy:
+  metrics:
+    source: peers
+    peers:
+      - ipBlock: {cidr: 10.30.0.0/16}
+      - namespaceSelector: {matchLabels: {team: observability}}
+EOF
+ns_peer() { printf '{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"%s"}},"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}}' "$1"; }
+two="[$(ns_peer prometheus),$(ns_peer observability)]"
+peers='[{"ipBlock":{"cidr":"10.30.0.0/16"}},{"namespaceSelector":{"matchLabels":{"team":"observability"}}}]'
+while IFS='|' read -r name args expected; do
+  [ -n "$name" ] || continue
+  args="${args//TMP/$tmp}"
+  # shellcheck disable=SC2086
+  render "np-$name" --namespace fabricpulse $base $args
+  expected="${expected//TWO/$two}"
+  same "networkPolicy.metrics case $name" "$(q "$tmp/np-$name.yaml" "$metrics_from")" "${expected//PEERS/$peers}"
+  # gRPC and agent-to-agent rules are untouched: 1 rule on the coordinator,
+  # 2 on the agents, plus the metrics rule unless none.
+  rules="$(q "$tmp/np-$name.yaml" 'byKind("NetworkPolicy").map((np) => np.spec.ingress.length)')"
+  same "networkPolicy.metrics case $name: rule counts" "$rules" "$([ "$name" = none ] && echo '[1,2]' || echo '[2,3]')"
+  out="$(node tests/deploy/chart_security.mjs "$tmp/np-$name.yaml" 2>&1)" || { echo "$out"; fail "chart_security, networkPolicy.metrics case $name"; }
+  # shellcheck disable=SC2086
+  out="$(node tests/deploy/validate_k8s.mjs --expect NetworkPolicy=2 $external "$tmp/np-$name.yaml" 2>&1)" \
+    || { echo "$out"; fail "validate_k8s, networkPolicy.metrics case $name"; }
+done <<'EOF'
+namespaces|-f TMP/np-namespaces.values.yaml|[[TWO],[TWO]]
+peers|-f TMP/np-peers.values.yaml|[[PEERS],[PEERS]]
+none|--set networkPolicy.metrics.source=none|[[],[]]
+EOF
+ok "default: namespace monitoring; namespaces + podSelector, peers, none"
+
+check "PodDisruptionBudget: the coordinator's, maxUnavailable 1 by default (drains move it); 0 waits, AlwaysAllow for an unready pod (1.27+); off"
+pdb='byKind("PodDisruptionBudget").map((p) => [p.metadata.namespace + "/" + p.metadata.name, p.spec.maxUnavailable, p.spec.minAvailable ?? null, p.spec.unhealthyPodEvictionPolicy ?? null])'
+same "default PodDisruptionBudget" "$(q "$tmp/secrets.yaml" "$pdb")" '[["fabricpulse/fabricpulse-coordinator",1,null,null]]'
+# It selects the coordinator's pods, and nothing else of the release.
+selects='(() => { const sel = byKind("PodDisruptionBudget")[0].spec.selector.matchLabels; const m = (l) => Object.entries(sel).every(([k, v]) => l?.[k] === v); return [...byKind("Deployment"), ...byKind("DaemonSet")].filter((w) => m(w.spec.template.metadata.labels)).map((w) => w.kind + "/" + w.metadata.name); })()'
+same "the PodDisruptionBudget's selector" "$(q "$tmp/secrets.yaml" "$selects")" '["Deployment/fabricpulse-coordinator"]'
+while IFS='|' read -r name args expected; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  render "pdb-$name" --namespace fabricpulse $base $args
+  same "PodDisruptionBudget case $name" "$(q "$tmp/pdb-$name.yaml" "$pdb")" "$expected"
+  # shellcheck disable=SC2086
+  out="$(node tests/deploy/validate_k8s.mjs $external "$tmp/pdb-$name.yaml" 2>&1)" || { echo "$out"; fail "validate_k8s, PodDisruptionBudget case $name"; }
+done <<'EOF'
+zero|--set coordinator.podDisruptionBudget.maxUnavailable=0|[["fabricpulse/fabricpulse-coordinator",0,null,"AlwaysAllow"]]
+zero-1.26|--set coordinator.podDisruptionBudget.maxUnavailable=0 --kube-version 1.26.0|[["fabricpulse/fabricpulse-coordinator",0,null,null]]
+default-1.25|--kube-version 1.25.0|[["fabricpulse/fabricpulse-coordinator",1,null,null]]
+off|--set coordinator.podDisruptionBudget.enabled=false|[]
+EOF
+ok
+
+check "namespaceOverride: every namespaced object in it, the release namespace named nowhere"
+# Each profile's own per-object namespaces (dashboards, NPD plugin) are
+# cleared here: then everything must land in the override.
+while IFS='|' read -r name args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  render "ns-$name" --namespace helm-release-ns --set namespaceOverride=fp-override $args
+  same "namespaceOverride ($name): namespaces of the objects" \
+    "$(q "$tmp/ns-$name.yaml" '[...new Set(docs.map((d) => d.metadata?.namespace ?? "(none)"))]')" '["fp-override"]'
+  ! grep -n 'helm-release-ns' "$tmp/ns-$name.yaml" || fail "namespaceOverride ($name): the release namespace is still named (above)"
+  grep -q 'value: "fabricpulse-coordinator.fp-override.svc.cluster.local:7070"' "$tmp/ns-$name.yaml" \
+    || fail "namespaceOverride ($name): the agents do not dial the coordinator in fp-override"
+  grep -q 'kubernetes.io/metadata.name: fp-override' "$tmp/ns-$name.yaml" \
+    || fail "namespaceOverride ($name): the NetworkPolicy peers are not pinned to fp-override"
+  # shellcheck disable=SC2086
+  out="$(node tests/deploy/validate_k8s.mjs $external "$tmp/ns-$name.yaml" 2>&1)" || { echo "$out"; fail "validate_k8s, namespaceOverride ($name)"; }
+  out="$(node tests/deploy/chart_security.mjs "$tmp/ns-$name.yaml" 2>&1)" || { echo "$out"; fail "chart_security, namespaceOverride ($name)"; }
+done <<'EOF'
+monitoring|-f helm/fabricpulse/ci/monitoring-values.yaml --set metrics.grafanaDashboards.namespace= --api-versions monitoring.coreos.com/v1
+integration|-f helm/fabricpulse/ci/kubernetes-integration-values.yaml --set agent.npd.namespace=
+EOF
+same "monitoring profile: ServiceMonitors scrape Services of fp-override" \
+  "$(q "$tmp/ns-monitoring.yaml" '[...new Set(byKind("ServiceMonitor").flatMap((s) => s.spec.namespaceSelector.matchNames))]')" '["fp-override"]'
+# A namespace set for one object still wins over the override.
+render ns-npd --namespace helm-release-ns --set namespaceOverride=fp-override -f "$chart/ci/kubernetes-integration-values.yaml"
+same "namespaceOverride with agent.npd.namespace=kube-system" \
+  "$(q "$tmp/ns-npd.yaml" 'docs.filter((d) => d.metadata.namespace !== "fp-override").map((d) => d.kind + "/" + d.metadata.namespace + "/" + d.metadata.name)')" \
+  '["ConfigMap/kube-system/fabricpulse-npd-plugin"]'
+ok "monitoring ($(grep -c '^kind:' "$tmp/ns-monitoring.yaml") objects) and kubernetes-integration profiles"
 
 check "the security check itself rejects a label-copyable peer and missing TLS"
 cat >"$tmp/np-bad.yaml" <<'EOF'

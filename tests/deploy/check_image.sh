@@ -7,7 +7,8 @@
 #   1. the binaries run from the relocatable bundle (scripts/bundle.sh) in
 #      /opt/fabricpulse: every shared library they load comes from the bundle
 #      except glibc's, so the base needs nothing but glibc >= 2.36 (the
-#      production default is nvidia/cuda:13.0.0-runtime-ubuntu24.04);
+#      Dockerfile's default RUNTIME_BASE is debian:bookworm-slim, which this
+#      debootstrap minbase stands in for);
 #   2. `fabricpulse local sweep --max-bytes 64K` (Gloo, CPU) prints a real
 #      nccl-tests style table: every size 8..65536, no wrong elements;
 #   3. the image runs as uid 65532 and carries no compiler;

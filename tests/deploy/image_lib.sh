@@ -5,7 +5,7 @@
 # daemon, no registry. Nothing can be pulled here, so the Debian base is made
 # with debootstrap and imported as localhost/debian:bookworm, its tarball
 # cached in .tools/image/ so that it is made once; it is both BUILD_BASE and
-# RUNTIME_BASE.
+# the runtime base (RUNTIME_BASE; GPU_RUNTIME_BASE for the gpu target).
 #
 #   image_setup NAME     tools (buildah, podman, runc, debootstrap), the
 #                        containers.conf; sets image_dir (.tools/image) and
@@ -13,7 +13,7 @@
 #   image_base           makes and imports the base if needed; sets base
 #   image_build LOG ARG...  podman build of deploy/docker/Dockerfile with the
 #                        base as BUILD_BASE (the ARGs add -t TAG,
-#                        --build-arg RUNTIME_BASE=..., --target, ...), its
+#                        --build-arg [GPU_]RUNTIME_BASE=..., --target, ...), its
 #                        output in LOG; on failure prints its tail and fails
 #   image_run ARG...     podman run without podman's systemd noise
 # Environment: FABRICPULSE_JOBS (compile jobs in the image build, default

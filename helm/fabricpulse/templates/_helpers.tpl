@@ -21,6 +21,15 @@ contains the chart name. Kept to 50 characters so that "-coordinator" and
 {{- end }}
 {{- end }}
 
+{{/*
+The namespace of every namespaced object: namespaceOverride, else the
+release's (helm -n). Objects with a namespace of their own (ServiceMonitors,
+PrometheusRule, dashboards, the NPD plugin ConfigMap) default to it too.
+*/}}
+{{- define "fabricpulse.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride }}
+{{- end }}
+
 {{- define "fabricpulse.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -81,7 +90,7 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/* host:port the agents (and in-cluster CLIs) dial. */}}
 {{- define "fabricpulse.coordinatorAddress" -}}
-{{- printf "%s.%s.svc.%s:%d" (include "fabricpulse.coordinatorName" .) .Release.Namespace .Values.clusterDomain (int .Values.coordinator.grpcPort) }}
+{{- printf "%s.%s.svc.%s:%d" (include "fabricpulse.coordinatorName" .) (include "fabricpulse.namespace" .) .Values.clusterDomain (int .Values.coordinator.grpcPort) }}
 {{- end }}
 
 {{/* The coordinator config file's text. */}}
@@ -100,7 +109,50 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{- define "fabricpulse.metricsNamespace" -}}
-{{- default .ctx.Release.Namespace .ns }}
+{{- default (include "fabricpulse.namespace" .ctx) .ns }}
+{{- end }}
+
+{{/*
+"true" when the ServiceMonitors are rendered, else "".
+metrics.serviceMonitor.enabled true / false force it; "auto" renders them
+when the cluster serves the prometheus-operator's API, as .Capabilities says
+(helm install / upgrade ask the API server; helm template knows nothing
+unless given --api-versions monitoring.coreos.com/v1, or
+monitoring.coreos.com/v1/ServiceMonitor).
+*/}}
+{{- define "fabricpulse.serviceMonitorEnabled" -}}
+{{- $e := .Values.metrics.serviceMonitor.enabled }}
+{{- if eq (toString $e) "auto" }}
+{{- if or (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor") (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") }}true{{ end }}
+{{- else if $e }}true
+{{- end }}
+{{- end }}
+
+{{/*
+NetworkPolicyPeer list admitted on both daemons' metrics ports, as YAML
+("[]" for none), from networkPolicy.metrics (source namespaces | peers | none).
+*/}}
+{{- define "fabricpulse.metricsPeers" -}}
+{{- $m := .Values.networkPolicy.metrics }}
+{{- $peers := list }}
+{{- if eq $m.source "namespaces" }}
+{{- if not $m.namespaces }}
+{{- fail "networkPolicy.metrics.namespaces: name the namespace(s) your Prometheus runs in, or set networkPolicy.metrics.source to peers or none" }}
+{{- end }}
+{{- range $m.namespaces }}
+{{- $peer := dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" .)) }}
+{{- if $m.podSelector }}
+{{- $_ := set $peer "podSelector" $m.podSelector }}
+{{- end }}
+{{- $peers = append $peers $peer }}
+{{- end }}
+{{- else if eq $m.source "peers" }}
+{{- if not $m.peers }}
+{{- fail "networkPolicy.metrics.peers: list the NetworkPolicyPeers that may scrape (source=peers), or set networkPolicy.metrics.source to namespaces or none" }}
+{{- end }}
+{{- $peers = $m.peers }}
+{{- end }}
+{{- toYaml $peers }}
 {{- end }}
 
 {{/* An env var value from a string, bool or number (integers without an exponent). */}}
