@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
+#include "client/commands/coordinator_address.h"
 #include "client/commands/exit_codes.h"
 #include "daemon/common/channel_args.h"
 #include "daemon/common/grpc_status.h"
@@ -25,8 +26,14 @@ ConnectCoordinator(const CoordinatorTarget& target) {
         "--coordinator: required (HOST:PORT, or FABRICPULSE_COORDINATOR); "
         "or run `fabricpulse local ...` for a system on this machine");
   }
+  if (absl::Status checked = CheckCoordinatorAddress(address); !checked.ok()) {
+    return checked;
+  }
   auto creds = security::Credentials::Create(target.tls);
   if (!creds.ok()) return creds.status();
+  if (absl::Status resolved = ResolveCoordinatorHost(address); !resolved.ok()) {
+    return resolved;
+  }
   auto channel = grpc::CreateCustomChannel(
       address, (*creds)->Channel({security::Role::kCoordinator, ""}),
       common::ClientChannelArguments());
@@ -66,9 +73,25 @@ int ReportConnectError(const absl::Status& status) {
                                                              : kExitUnreachable;
 }
 
-int ReportCallError(const std::string& command, const grpc::Status& status) {
+int ReportCallError(const std::string& command, const grpc::Status& status,
+                    bool named) {
   const absl::Status s = common::FromGrpcStatus(status);
-  const int code = ExitCodeFor(s);
+  // The address answers gRPC, but not as the coordinator (an agent's port):
+  // the same exit as any other place the coordinator is not.
+  if (s.code() == absl::StatusCode::kUnimplemented) {
+    PrintError(absl::StrCat(
+        command,
+        ": the --coordinator address answers gRPC but not as a FabricPulse "
+        "coordinator (an agent's port?)"));
+    return kExitUnreachable;
+  }
+  if (s.code() == absl::StatusCode::kUnavailable) {
+    PrintError(absl::StrCat(command, ": lost the coordinator: ", s.message()));
+    return kExitUnreachable;
+  }
+  const int code = named && s.code() == absl::StatusCode::kNotFound
+                       ? kExitBadInput
+                       : ExitCodeFor(s);
   PrintError(absl::StrCat(
       command, ": ", code == kExitUnreachable ? "refused: " : "", s.message()));
   return code == kExitBusy ? kExitFailed : code;

@@ -20,8 +20,10 @@ struct CoordinatorTarget {
 
 // Connects within a few seconds; the server must be the coordinator
 // (mutual TLS, or plaintext with --insecure). Errors: INVALID_ARGUMENT no
-// address, or bad TLS flags or files (naming them); UNAVAILABLE naming the
-// address, and why TLS refused the server when it did.
+// address, an address without a port (coordinator_address.h), or bad TLS
+// flags or files (naming them); UNAVAILABLE a host name that does not
+// resolve, or naming the address, and why TLS refused the server when it
+// did.
 absl::StatusOr<std::unique_ptr<v1::CoordinatorService::Stub>>
 ConnectCoordinator(const CoordinatorTarget& target);
 
@@ -33,8 +35,12 @@ void PrintError(const std::string& message);
 int ReportConnectError(const absl::Status& status);
 
 // Prints "<command>: <message>" for a failed call and returns its exit
-// code: 3 refused (PERMISSION_DENIED, UNAUTHENTICATED), 2 INVALID_ARGUMENT,
-// 1 otherwise.
-int ReportCallError(const std::string& command, const grpc::Status& status);
+// code: 3 refused (PERMISSION_DENIED, UNAUTHENTICATED), lost (UNAVAILABLE)
+// or not a coordinator (UNIMPLEMENTED: another gRPC server, e.g. an
+// agent's port); 2 INVALID_ARGUMENT, and NOT_FOUND when the call looked up
+// what the user `named` (a sweep id: an unknown value), where without a
+// name it means there is nothing to act on (exit 1); 1 otherwise.
+int ReportCallError(const std::string& command, const grpc::Status& status,
+                    bool named = false);
 
 }  // namespace fabricpulse::client

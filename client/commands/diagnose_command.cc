@@ -31,7 +31,9 @@ int RunDiagnoseCommand(const CoordinatorTarget& coordinator,
   req.set_sweep_id(sweep_id);
   v1::DiagnoseResponse resp;
   grpc::Status status = (*stub)->Diagnose(&ctx, req, &resp);
-  if (!status.ok()) return ReportCallError("diagnose", status);
+  if (!status.ok()) {
+    return ReportCallError("diagnose", status, /*named=*/!sweep_id.empty());
+  }
   if (format == OutputFormat::kJson) {
     std::cout << DiagnosisJson(resp);
   } else if (format == OutputFormat::kCsv) {

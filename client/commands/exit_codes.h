@@ -25,7 +25,9 @@ inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
     {kExitFailed,
      "a sweep failed, hung or was aborted, or its data check found wrong "
      "elements (the line names the culprit when known)"},
-    {kExitBadInput, "bad input: an unknown command, flag or value"},
+    {kExitBadInput,
+     "bad input: an unknown command, flag or value (also a sweep id or plan "
+     "the coordinator does not have)"},
     {kExitUnreachable,
      "the coordinator is unreachable or refused the call (TLS, role)"},
     {kExitBusy,

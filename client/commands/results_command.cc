@@ -142,7 +142,7 @@ int RunResultsCommand(const CoordinatorTarget& coordinator,
     req.set_sweep_id(flags.sweep_id);
     v1::GetSweepResponse resp;
     grpc::Status status = (*stub)->GetSweep(&ctx, req, &resp);
-    if (!status.ok()) return ReportCallError("results", status);
+    if (!status.ok()) return ReportCallError("results", status, /*named=*/true);
     return PrintOne(resp, output);
   }
   v1::ListSweepsRequest req;

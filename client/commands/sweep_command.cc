@@ -248,7 +248,8 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
   for (const std::string& node : flags.nodes) request.add_nodes(node);
   request.set_plan(flags.plan);
   request.set_allow_busy(flags.allow_busy);
-  const absl::Time wait_until = absl::Now() + *ParseSweepWait(flags.wait);
+  const absl::Duration wait = *ParseSweepWait(flags.wait);
+  const absl::Time wait_until = absl::Now() + wait;
   absl::Duration pause = kFirstRetry;
   bool said_waiting = false;
   while (true) {
@@ -262,16 +263,23 @@ int RunSweepCommand(const CoordinatorTarget& coordinator,
       return ReadSweep(**stub, *reader, event, request, output, *gates, flags);
     }
     absl::Status refused = common::FromGrpcStatus(reader->Finish());
-    if (!MembersBusy(refused) || absl::Now() + pause > wait_until) {
+    const absl::Time now = absl::Now();
+    if (!MembersBusy(refused) || now >= wait_until) {
+      if (said_waiting) {
+        refused = absl::Status(
+            refused.code(),
+            absl::StrCat(refused.message(), " (still after ",
+                         absl::FormatDuration(wait), " of --wait)"));
+      }
       return ReportRefused(refused);
     }
     if (!said_waiting) {
       PrintError(absl::StrCat(refused.message(), " (waiting up to ",
-                              absl::FormatDuration(wait_until - absl::Now()),
-                              ": --wait)"));
+                              absl::FormatDuration(wait), ": --wait)"));
       said_waiting = true;
     }
-    absl::SleepFor(pause);
+    // The last try is at the end of --wait, not a pause before it.
+    absl::SleepFor(std::min(pause, wait_until - now));
     pause = std::min(pause * 2, kMaxRetry);
   }
 }

@@ -66,6 +66,25 @@ TEST_F(SweepWaitTest, WithoutWaitABusyClusterRefusesAtOnceWithWaitItRuns) {
   EXPECT_TRUE(first.status.ok()) << first.status;
 }
 
+TEST_F(SweepWaitTest, WaitIsWaitedInFullBeforeGivingUp) {
+  // Once CLI gave up after 6.3 s of --wait 10s and printed "waiting up to
+  // 9.994180501s": the last try is at the end of --wait, and it says so.
+  BackgroundSweep running(*stub_, LongSpec(), 0);
+  ASSERT_TRUE(running.WaitStarted());
+  const absl::Time start = absl::Now();
+  CliResult gave_up = RunCli(Cli({"--wait", "3s"}));
+  const absl::Duration waited = absl::Now() - start;
+  EXPECT_EQ(gave_up.exit_code, 4) << gave_up.err;
+  EXPECT_GE(waited, absl::Seconds(3)) << gave_up.err;
+  EXPECT_TRUE(absl::StrContains(gave_up.err, "(waiting up to 3s: --wait)"))
+      << gave_up.err;
+  EXPECT_TRUE(absl::StrContains(gave_up.err, "(still after 3s of --wait)"))
+      << gave_up.err;
+  CliResult abort = RunCli({"--coordinator", cluster_->coordinator(), "abort"});
+  EXPECT_EQ(abort.exit_code, 0) << abort.err;
+  running.Join();
+}
+
 TEST_F(SweepWaitTest, AFreeClusterRunsAtOnceAndBadValuesAreRefused) {
   CliResult free = RunCli(Cli({"--wait", "10m"}));
   EXPECT_EQ(free.exit_code, 0) << free.err;
