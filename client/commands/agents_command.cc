@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "client/commands/list_command.h"
+#include "client/output/text_table.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -78,17 +80,24 @@ std::string DetailLines(const v1::AgentInfo& a) {
 }
 
 std::string Table(const v1::ListAgentsResponse& resp) {
-  std::string out = absl::StrFormat(
-      "%-20s %-6s %-22s %-8s %5s %5s %8s %9s  %s\n", "NODE", "STATE", "ADDRESS",
-      "BACKEND", "RANKS", "READY", "RESTARTS", "HEARTBEAT", "BUSY-GPUS");
+  // Columns as wide as their widest cell (a 40-character node name shifts
+  // nothing); each agent's detail lines follow its row.
+  std::vector<std::vector<std::string>> rows = {
+      {"NODE", "STATE", "ADDRESS", "BACKEND", "RANKS", "READY", "RESTARTS",
+       "HEARTBEAT", "BUSY-GPUS"}};
   for (const v1::AgentInfo& a : resp.agents()) {
     const AgentCounts c = Count(a);
-    absl::StrAppendFormat(
-        &out, "%-20s %-6s %-22s %-8s %5d %5d %8d %8.1fs  %s\n", a.node_name(),
-        a.state(), a.address(), a.backend(), a.workers_size(), c.ready,
-        c.restarts, a.seconds_since_heartbeat(),
-        c.busy.empty() ? "-" : absl::StrJoin(c.busy, ","));
-    out += DetailLines(a);
+    rows.push_back({a.node_name(), a.state(), a.address(), a.backend(),
+                    absl::StrCat(a.workers_size()), absl::StrCat(c.ready),
+                    absl::StrCat(c.restarts),
+                    absl::StrFormat("%.1fs", a.seconds_since_heartbeat()),
+                    c.busy.empty() ? "-" : absl::StrJoin(c.busy, ",")});
+  }
+  const std::vector<std::string> lines =
+      absl::StrSplit(AlignedTable(rows), '\n', absl::SkipEmpty());
+  std::string out = lines[0] + "\n";
+  for (int i = 0; i < resp.agents_size(); ++i) {
+    absl::StrAppend(&out, lines[i + 1], "\n", DetailLines(resp.agents(i)));
   }
   absl::StrAppendFormat(&out, "# %d agent(s), membership epoch %d\n",
                         resp.agents_size(), resp.membership_epoch());

@@ -15,6 +15,7 @@
 #include "client/output/json_printer.h"
 #include "client/output/result_printer.h"
 #include "client/output/sweep_json.h"
+#include "client/output/text_table.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -98,17 +99,19 @@ int PrintList(const v1::ListSweepsResponse& resp, const OutputOptions& output) {
     }
     return kExitOk;
   }
-  std::printf("%-24s %-18s %-16s %-11s %5s %-19s %9s %5s %4s  %s\n", "SWEEP",
-              "PLAN", "TRIGGER", "STATUS", "RANKS", "STARTED (UTC)", "DURATION",
-              "STEPS", "REGR", "ERROR");
+  // Columns as wide as their widest cell (a long plan or trigger such as
+  // schedule:every-minute shifts nothing).
+  std::vector<std::vector<std::string>> rows = {
+      {"SWEEP", "PLAN", "TRIGGER", "STATUS", "RANKS", "STARTED (UTC)",
+       "DURATION", "STEPS", "REGR", "ERROR"}};
   for (const auto& s : resp.sweeps()) {
-    std::printf("%-24s %-18s %-16s %-11s %5d %-19s %9s %5d %4d  %s\n",
-                s.sweep_id().c_str(), s.plan().c_str(), s.trigger().c_str(),
-                s.status().c_str(), s.nranks(),
-                FormatUnix(s.started_unix_seconds()).c_str(),
-                Duration(s).c_str(), s.steps(), s.regressions(),
-                s.error().c_str());
+    rows.push_back({s.sweep_id(), s.plan(), s.trigger(), s.status(),
+                    absl::StrCat(s.nranks()),
+                    FormatUnix(s.started_unix_seconds()), Duration(s),
+                    absl::StrCat(s.steps()), absl::StrCat(s.regressions()),
+                    s.error()});
   }
+  std::fputs(AlignedTable(rows).c_str(), stdout);
   // A campaign's group sweeps above are summed up per campaign (covered,
   // untested, failed): the listing alone shows pieces of it.
   for (const v1::CampaignInfo& c : resp.campaigns()) {

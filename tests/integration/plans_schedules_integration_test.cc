@@ -194,6 +194,21 @@ TEST_F(PlansSchedulesTest, SchedulesShowNextFiringsAndTheLastRun) {
       << lines[2];
   EXPECT_TRUE(absl::EndsWith(lines[2], ",,,,")) << lines[2];  // never ran
 
+  // `results`: a trigger longer than its header (schedule:minutely, 17
+  // characters) shifts no column.
+  CliResult listed = Cli({"results"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const std::vector<std::string> rows =
+      absl::StrSplit(listed.out, '\n', absl::SkipEmpty());
+  ASSERT_GE(rows.size(), 2u) << listed.out;
+  const size_t status_at = rows[0].find("STATUS");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (absl::StartsWith(rows[i], "#")) continue;
+    const size_t trigger_end = rows[i].find("schedule:minutely");
+    if (trigger_end == std::string::npos) continue;
+    EXPECT_EQ(rows[i].find_first_not_of(' ', trigger_end + 17), status_at)
+        << listed.out;
+  }
   CliResult table = Cli({"schedules"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_TRUE(absl::StrContains(table.out, "SCHEDULE")) << table.out;

@@ -1,6 +1,8 @@
 // `fabricpulse agents` in its three formats.
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_split.h"
 #include "client/commands/agents_command.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -44,14 +46,37 @@ v1::ListAgentsResponse Agents() {
   return resp;
 }
 
+TEST(AgentsOutputTest, ALongNodeNameShiftsNoColumn) {
+  // An EKS-style name of 44 characters: every row's STATE starts where the
+  // header's does.
+  v1::ListAgentsResponse resp = Agents();
+  *resp.add_agents() = resp.agents(0);
+  resp.mutable_agents(1)->set_node_name(
+      "ip-10-0-12-34.us-west-2.compute.internal-gpu");
+  const std::string text = FormatAgents(resp, OutputFormat::kTable);
+  const std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  const size_t state = lines[0].find("STATE");
+  ASSERT_NE(state, std::string::npos);
+  int rows = 0;
+  for (const std::string& line : lines) {
+    if (line.rfind("node-a", 0) == 0 || line.rfind("ip-10", 0) == 0) {
+      EXPECT_EQ(line.find("alive"), state) << line;
+      EXPECT_EQ(line.find("10.0.0.1:7071"), lines[0].find("ADDRESS")) << line;
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, 2);
+}
+
 TEST(AgentsOutputTest, TableHasOneRowPerAgentAndTheEpoch) {
   const std::string text = FormatAgents(Agents(), OutputFormat::kTable);
   EXPECT_THAT(text, HasSubstr("NODE "));
   EXPECT_THAT(text, HasSubstr("node-a"));
-  EXPECT_THAT(text, HasSubstr("    0.4s  1\n"));  // heartbeat, busy GPU 1
+  // Heartbeat (padded to its header's width), busy GPU 1.
+  EXPECT_THAT(text, HasSubstr("  0.4s       1\n"));
   EXPECT_THAT(text, HasSubstr("# 1 agent(s), membership epoch 7\n"));
   // Under the agent's row: each GPU and the NICs.
-  EXPECT_THAT(text, HasSubstr("  0.4s  1\n"
+  EXPECT_THAT(text, HasSubstr("  0.4s       1\n"
                               "  gpu 0: NVIDIA H200, bus 00000000:18:00.0, "
                               "nvlink 1\n"
                               "  gpu 1: NVIDIA H200, bus 00000000:2A:00.0, "
