@@ -8,7 +8,11 @@
 #      `quick`, a schedule that never fires).
 #   2. Prometheus (scrape and evaluation interval 1s) scraping the coordinator
 #      (job fabricpulse-coordinator) and the agents (job fabricpulse-agent),
-#      loading deploy/prometheus/{recording,alert}_rules.yaml.
+#      loading deploy/prometheus/{recording,alert}_rules.yaml. The agents'
+#      targets carry cluster and namespace labels, as Kubernetes relabeling
+#      would add; the coordinator's carry none, as in a plain Prometheus: the
+#      dashboards' scope variables (cluster, namespace, job; "All" = .*)
+#      must show both.
 #   3. Healthy sweeps while it scrapes: 5x `sweep --plan quick`. Then the
 #      signals that must stay silent when nothing is wrong: no regression (the
 #      regression panel, its alert and the raw gauge have no data) and no hang
@@ -17,7 +21,8 @@
 #      worker throttled (SIGSTOP 100 ms / SIGCONT ~3 ms, in a loop, for the
 #      sweep: steps several times slower than their baseline of 5 good
 #      sweeps, 3-8x with Gloo ops of ~10 ms on a loaded 2-core machine, more
-#      where ops are faster), one healthy ad-hoc sweep, and one ad-hoc sweep that hangs:
+#      where ops are faster), one healthy ad-hoc sweep, a pairwise matrix
+#      (`fabricpulse matrix`: the node-pair series), and one ad-hoc sweep that hangs:
 #      rank 1's worker (node-0) is SIGSTOPped once the sweep runs, the others
 #      time out after 1 s, the diagnosis names rank 1 on node-0 and the agent
 #      kills and respawns the stopped worker. Only PIDs this script started
@@ -27,7 +32,12 @@
 #      queried through /api/v1/query: data expected unless the table below
 #      says otherwise (the regression and culprit panels: data, from the
 #      faults above); rules healthy in /api/v1/rules; sweep counters exact;
-#      the culprit series names exactly rank 1 on node-0.
+#      the culprit series names exactly rank 1 on node-0; the fleet's "Last
+#      sweep" tile, plan "All", shows no failed plan although the last
+#      ad-hoc sweep failed (the rule of FabricPulseSweepFailing). The first
+#      $LIVE_SHOW (default 3) series of every dashboard query are printed:
+#      no Grafana is packaged for Debian, so these results stand in for
+#      screenshots of the panels.
 #   6. Series stay bounded: the coordinator's and agents' fabricpulse_* series
 #      after the first sweep, after the fifth and after all sweeps: nothing
 #      disappears but per-sweep series a later sweep replaced (an agent's rank
@@ -40,7 +50,8 @@
 # here is gross so that any sane rule flags it. The hang alert cannot fire
 # in a Prometheus seconds old (see the table); promtool test rules covers it.
 #
-# Env: FABRICPULSE_BIN (default build/bin), KEEP_LOGS=1 keeps the temp dirs.
+# Env: FABRICPULSE_BIN (default build/bin), KEEP_LOGS=1 keeps the temp dirs,
+# LIVE_SHOW=N prints N series of each dashboard query's result (0: none).
 # Needs prometheus, promtool (Debian package prometheus) and python3 with
 # PyYAML: scripts/install-observability-tools.sh installs them. Exits non-zero
 # on any failure; every process it starts and every temp dir are cleaned up
@@ -57,19 +68,20 @@ t_start=$EPOCHREALTIME
 # Expectations other than the defaults (dashboard panels and variables,
 # recording rules and their recorded series: data; alerts: the expression
 # evaluates without error, data or not). KEY | EXPECT | REASON, where KEY is
-# observability_lint's record name of a dashboard query (<uid>:panel_<id>_
-# <refId>, <uid>:var_<name>) or record:/alert:<name>{labels but severity};
+# a dashboard panel's query as <uid> "<panel title>" <refId>, a variable's as
+# <uid>:var_<name> (observability_lint's record names; <uid>:panel_<id>_
+# <refId> works too), or record:/alert:<name>{labels but severity};
 # EXPECT is data, empty, evaluates, or if:<PromQL> (data exactly when that
 # guard query has data). A key that matches no query fails the check.
 expectations=$(cat <<'EOF'
 # Hangs: the hung sweep (step 4) names rank 1 on node-0, so its culprit
 # and hang panels (variable node=node-0) have data. Before it (step 3) they
 # are checked empty: healthy sweeps name no culprit.
-fabricpulse_fleet:panel_14_A | data | the hung sweep's diagnosis named rank 1 on node-0
-fabricpulse_fleet:panel_15_A | data | a diagnosed hang was counted on node-0
-fabricpulse_node:panel_5_A   | data | a diagnosed hang was counted on node-0
-fabricpulse_node:panel_16_A  | data | the hung sweep's diagnosis named rank 1 on node-0
-fabricpulse_node:panel_17_A  | data | a diagnosed hang was counted on node-0
+fabricpulse_fleet "Hang culprits (last failed sweep)" A | data | the hung sweep's diagnosis named rank 1 on node-0
+fabricpulse_fleet "Hangs per node (1h)" A                | data | a diagnosed hang was counted on node-0
+fabricpulse_node "Hangs (time range)" A                  | data | a diagnosed hang was counted on node-0
+fabricpulse_node "Hang culprit (last failed sweep)" A    | data | the hung sweep's diagnosis named rank 1 on node-0
+fabricpulse_node "Hangs per hour" A                      | data | a diagnosed hang was counted on node-0
 # The hang alert cannot fire here, by its design: a node's first hang makes
 # a counter that starts at 1 (increase() is 0), and the rule counts such a
 # new series only when the coordinator was scraped an hour ago (so that a new
@@ -78,21 +90,27 @@ fabricpulse_node:panel_17_A  | data | a diagnosed hang was counted on node-0
 alert:FabricPulseHangDetected | empty | a first hang on a node in a Prometheus seconds old (see above)
 # Wrong elements: the data check finds none here (no rank corrupts), and the
 # counter has a series only for a rank that ever had one.
-fabricpulse_node:panel_14_A  | empty | fabricpulse_wrong_elements_total: no rank returned wrong data
-# GPU busy: Gloo agents have no GPUs, so the agent's NVML probe never
-# starts and exports no fabricpulse_agent_gpu_busy series.
-fabricpulse_node:panel_7_A   | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents have no GPU to probe (NVML check off)
+fabricpulse_node "Wrong elements per rank per hour" A | empty | fabricpulse_wrong_elements_total: no rank returned wrong data
+# GPUs: Gloo agents have no GPUs, so the agent's NVML probe never starts
+# and exports neither fabricpulse_agent_gpu_busy nor the workers' GPU memory.
+fabricpulse_node "GPU busy" A              | empty | fabricpulse_agent_gpu_busy: CPU (Gloo) agents have no GPU to probe (NVML check off)
+fabricpulse_node "GPU memory per worker" A | empty | fabricpulse_agent_worker_gpu_memory_bytes: CPU (Gloo) ranks hold no GPU memory (NVML check off)
 # Node verdicts: this cluster's config has no campaign plan, so none of
 # the campaign series exist (tests/integration/campaign_check.sh checks
 # them on a real campaign).
-fabricpulse_fleet:panel_18_A | empty | no campaign plan in this config: no fabricpulse_node_verdict series
-fabricpulse_fleet:panel_19_A | empty | no campaign plan in this config: no fabricpulse_campaign_coverage_ratio series
-fabricpulse_fleet:panel_20_A | empty | no campaign plan in this config: no fabricpulse_node_verdict series
+fabricpulse_fleet "Nodes by verdict" A  | empty | no campaign plan in this config: no fabricpulse_node_verdict series
+fabricpulse_fleet "Campaign coverage" A | empty | no campaign plan in this config: no fabricpulse_campaign_coverage_ratio series
+fabricpulse_fleet "Node verdicts" A     | empty | no campaign plan in this config: no fabricpulse_node_verdict series
+# Isolations: no plan here has isolate_on (an isolation is 20-odd sweeps of
+# its own); tests/integration/auto_isolate_check.sh makes one for real
+# (root, network namespaces).
+fabricpulse_fleet "Isolations (time range)" A | empty | no plan with isolate_on in this config: no fabricpulse_isolations_total series
+fabricpulse_fleet "Isolations per hour" A     | empty | no plan with isolate_on in this config: no fabricpulse_isolations_total series
 # Day-over-day comparison: this Prometheus is seconds old.
-fabricpulse_op_drilldown:panel_2_C | empty | offset 1d: no data a day ago in a fresh Prometheus
+fabricpulse_op_drilldown "busbw against size: last sweep, baseline, 24h ago" C | empty | offset 1d: no data a day ago in a fresh Prometheus
 # Regressions: the last quick sweep ran with rank 3 throttled (step 4);
 # before it (step 3) these are checked empty.
-fabricpulse_fleet:panel_12_A | data | the last quick sweep (rank 3 throttled) regressed against 5 good sweeps
+fabricpulse_fleet "Current regressions" A | data | the last quick sweep (rank 3 throttled) regressed against 5 good sweeps
 alert:FabricPulseBusBandwidthRegression | data | the throttled quick sweep's steps are below their baseline (pending: for 5m)
 # Alerts whose state is certain here (the others only evaluate).
 alert:FabricPulseSweepFailing | empty | the only failed sweep is ad hoc (fabricpulse_last_sweep_success{plan="adhoc"} == 0), and ad-hoc sweeps never page
@@ -102,19 +120,53 @@ alert:FabricPulseCoordinatorDown{reason=no_target} | empty | a target of job fab
 EOF
 )
 
+# NICs: the agents export the interfaces of this host that have a device
+# (daemon/agent/nic_reader.cc: not lo, not loopback, a `device` entry;
+# veth, bridges and the like have none), and a speed where sysfs reports
+# one above 0. A sandbox may have none: then the NIC panels are empty.
+nics="" speeds=""
+for d in /sys/class/net/*; do
+  name=${d##*/}
+  if [ "$name" = lo ] || [ ! -e "$d/device" ] ||
+     [ "$(cat "$d/type" 2>/dev/null)" = 772 ]; then
+    continue
+  fi
+  nics+=" $name"
+  speed=$(cat "$d/speed" 2>/dev/null || true)
+  if [[ "$speed" =~ ^[0-9]+$ ]] && [ "$speed" -gt 0 ]; then speeds+=" $name"; fi
+done
+nic_expect() {  # KEY INTERFACES WHAT
+  if [ -n "$2" ]; then
+    echo "$1 | data | this host's interfaces $3:$2"
+  else
+    echo "$1 | empty | this host has no interface $3 (a sandbox, or a VM's NIC without one)"
+  fi
+}
+expectations+=$'\n'"$(nic_expect 'fabricpulse_node "NIC link state" A' "$nics" 'with a device entry')"
+expectations+=$'\n'"$(nic_expect 'fabricpulse_node "NICs" A' "$nics" 'with a device entry')"
+expectations+=$'\n'"$(nic_expect 'fabricpulse_node "NICs" B' "$speeds" 'with a device entry and a link speed in sysfs')"
+
 # Step 3, after the healthy sweeps: the same queries, all empty.
-silent_keys=fabricpulse_fleet:panel_12_A,alert:FabricPulseBusBandwidthRegression
-silent_keys+=,fabricpulse_fleet:panel_14_A,fabricpulse_fleet:panel_15_A
-silent_keys+=,fabricpulse_node:panel_5_A,fabricpulse_node:panel_16_A
-silent_keys+=,fabricpulse_node:panel_17_A,alert:FabricPulseHangDetected
-silent=$(echo "$silent_keys" | tr , '\n' |
-  sed 's/$/ | empty | healthy sweeps: no regression, no hang/')
+silent=$(sed 's/$/ | empty | healthy sweeps: no regression, no hang/' <<'EOF'
+fabricpulse_fleet "Current regressions" A
+alert:FabricPulseBusBandwidthRegression
+fabricpulse_fleet "Hang culprits (last failed sweep)" A
+fabricpulse_fleet "Hangs per node (1h)" A
+fabricpulse_node "Hangs (time range)" A
+fabricpulse_node "Hang culprit (last failed sweep)" A
+fabricpulse_node "Hangs per hour" A
+alert:FabricPulseHangDetected
+EOF
+)
 
 # Real values of the dashboards' template variables in this cluster.
 # size: the step the last (hung) sweep measured before its stop, all_reduce
 # 1 KiB out of place (the agents' per-rank series are their last sweep's).
-values="plan=quick,op=all_reduce,node=node-0,size=1024,dtype=float"
+# cluster, namespace and job: "All" (.*), their default.
+values="cluster=.*,namespace=.*,job=.*"
+values+=",plan=quick,op=all_reduce,node=node-0,size=1024,dtype=float"
 values+=",placement=out_of_place,nranks=4,gpu=0,rank=0"
+show=${LIVE_SHOW:-3}
 
 # The sweeps. quick: 3 ops x 1K..64K (x4) x placements; ad-hoc: other ops
 # and sizes; hung: the ad-hoc ops at quick's sizes, 300 iterations a step
@@ -126,6 +178,7 @@ hung=(--ops "all_reduce,broadcast" --min-bytes 1K --max-bytes 64K --factor 4
       --iters 300 --warmup 1 --out-of-place --no-check --timeout 1s)
 adhoc_ops=all_reduce,broadcast
 adhoc_sizes=1024,4096,16384,65536   # ad-hoc and hung sweeps' sizes
+matrix=(--bytes 16K --iters 3 --warmup 1)  # a pairwise matrix of the 4 ranks
 fleet_ranks=node-0:0,node-0:1,node-1:2,node-1:3
 throttled_rank=3   # node-1 worker 1: slowed through the 6th quick sweep
 hung_rank=1        # node-0 worker 1: SIGSTOPped in the hung sweep
@@ -239,6 +292,7 @@ scrape_configs:
   - job_name: fabricpulse-agent
     static_configs:
       - targets: ["${agent_metrics[0]}", "${agent_metrics[1]}"]
+        labels: {cluster: local, namespace: fabricpulse-test}
 EOF
 promtool check config "$tmp/prometheus.yaml" >/dev/null
 t=$EPOCHREALTIME
@@ -292,7 +346,7 @@ live empty "$prom" 'fabricpulse_regression == 1' 'fabricpulse_hang_culprit' \
   'fabricpulse_hangs_total' 'ALERTS{alertname=~"FabricPulse(BusBandwidthRegression|HangDetected)"}'
 echo "$silent" >"$tmp/silent.txt"
 live queries "$prom" --expect "$tmp/silent.txt" --values "$values" \
-  --only "$silent_keys" --contract docs/metrics.md \
+  --only-listed --contract docs/metrics.md \
   --dashboards deploy/grafana/*.json \
   --rules deploy/prometheus/recording_rules.yaml deploy/prometheus/alert_rules.yaml
 
@@ -324,6 +378,10 @@ throttle_pid=""
 kill -CONT "$victim"
 stopped_pid=""
 sweep "ad-hoc ${adhoc[*]}" "${adhoc[@]}"
+t=$EPOCHREALTIME
+"${cli[@]}" matrix "${matrix[@]}" >"$tmp/matrix.out" 2>&1 ||
+  { cat "$tmp/matrix.out" >&2; fail "matrix ${matrix[*]} failed"; }
+echo "  matrix ${matrix[*]}: $(grep -c '^#.*<->' "$tmp/matrix.out") node pairs, $(elapsed "$t")"
 
 t=$EPOCHREALTIME
 victim=$(worker_pid "$hung_rank")
@@ -368,10 +426,11 @@ step "5. every dashboard query and rule expression against Prometheus"
 t=$EPOCHREALTIME
 scraped_after 'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="failed"}'
 echo "scraped and evaluated in $(elapsed "$t")"
+# Ad hoc, succeeded: the ad-hoc sweep and the matrix (a sweep of plan adhoc).
 for check in \
     'fabricpulse_sweeps_total{plan="quick",trigger="cli",outcome="succeeded"} == 6' \
     'fabricpulse_sweeps_total{plan="quick",trigger="cli",outcome="failed"} == 0' \
-    'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="succeeded"} == 1' \
+    'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="succeeded"} == 2' \
     'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="failed"} == 1' \
     'fabricpulse_last_sweep_success{plan="quick"} == 1' \
     'fabricpulse_last_sweep_success{plan="adhoc"} == 0' \
@@ -380,13 +439,24 @@ for check in \
     "fabricpulse_hang_culprit{node=\"node-0\",rank=\"$hung_rank\"} == 1" \
     'count(fabricpulse_hang_culprit) == 1' \
     'fabricpulse_hangs_total{node="node-0"} == 1' \
-    'count(fabricpulse_regression{plan="quick",op="all_reduce"} == 1) > 0'; do
+    'count(fabricpulse_regression{plan="quick",op="all_reduce"} == 1) > 0' \
+    'count(fabricpulse_pair_busbw_bytes_per_second) == 3' \
+    'count(fabricpulse_pair_flagged) == 3' \
+    'count(fabricpulse_build_info{job="fabricpulse-agent",cluster="local"}) == 2' \
+    'count(fabricpulse_build_info{job="fabricpulse-coordinator",cluster=""}) == 1'; do
   live wait "$prom" "$check" --timeout 3
 done
 live empty "$prom" 'fabricpulse_hangs_total{node="node-1"}'
+# The fleet's "Last sweep" tile, every plan ("All"): ad-hoc sweeps are left
+# out as FabricPulseSweepFailing leaves them out, so the failed (hung)
+# ad-hoc sweep does not show; quick's last sweep succeeded.
+tile=$(live expr deploy/grafana/fabricpulse-fleet.json "Last sweep" --values "$values,plan=.*")
+echo "  fleet \"Last sweep\", plan All: $tile"
+live wait "$prom" "count($tile) == 1 and count($tile == 1) == 1" --timeout 3
+live empty "$prom" "$tile == 0"
 echo "$expectations" >"$tmp/expectations.txt"
 live queries "$prom" --expect "$tmp/expectations.txt" --values "$values" \
-  --contract docs/metrics.md \
+  --show "$show" --contract docs/metrics.md \
   --dashboards deploy/grafana/*.json \
   --rules deploy/prometheus/recording_rules.yaml deploy/prometheus/alert_rules.yaml
 
@@ -398,8 +468,8 @@ live series --before "$tmp/first.coord" --after "$tmp/healthy.coord" \
 echo "coordinator, fifth quick sweep -> after the throttled, ad-hoc and hung sweeps:"
 live series --before "$tmp/healthy.coord" --after "$tmp/final.coord" \
   --allow-plan adhoc --allow-ops "$adhoc_ops" --allow-sizes "$adhoc_sizes" \
-  --allow-baseline --allow-hang --ranks "$fleet_ranks" --same-plan quick \
-  --allow-replaced
+  --allow-baseline --allow-hang --allow-pairs --ranks "$fleet_ranks" \
+  --same-plan quick --allow-replaced
 for a in agent-0 agent-1; do
   echo "$a, first quick sweep -> fifth:"
   live series --before "$tmp/first.$a" --after "$tmp/healthy.$a"

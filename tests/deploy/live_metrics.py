@@ -10,17 +10,26 @@ Prometheus and holds the list of expected-empty queries). Subcommands:
       Fail unless each QUERY returns no sample now (the caller has waited
       for a scrape and rule evaluation of the state it means).
   queries URL --expect FILE --values k=v,... --dashboards ... --rules ...
-          [--only KEY,...]
+          [--only KEY,... | --only-listed] [--show N]
       Evaluate every dashboard query (observability_lint's extraction, the
       variables replaced by real values) and every recording/alert rule
-      expression (or only the queries named), and compare with the
-      expectations in FILE.
+      expression (or only the queries named, or only those FILE lists), and
+      compare with the expectations in FILE. A dashboard query's KEY is
+      observability_lint's record name (<uid>:panel_<id>_<refId>,
+      <uid>:var_<name>) or, for a panel, <uid> "<panel title>" <refId>
+      (stable when panels are added). --show N prints the first N series
+      of each dashboard query's result (labels and value).
+  expr DASHBOARD TITLE [REFID] --values k=v,...
+      Print the query of that panel (target REFID, default A), variables
+      replaced, for a check of its values (e.g. `live empty URL "(EXPR) == 0"`).
   series --before A --after B [--allow-plan P] [--allow-ops ...]
       Compare two /metrics snapshots of one daemon: no fabricpulse_* series
       may disappear, and every new one must be one the caller allows.
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -117,6 +126,26 @@ def cmd_empty(args):
 # Every dashboard query and rule expression
 
 
+TITLE_KEY = re.compile(r'^(\S+)\s+"(.+)"\s+(\w+)$')
+
+
+def normalize_key(key):
+    """One spelling of a title key: <uid> "<title>" <refId>."""
+    m = TITLE_KEY.match(key.strip())
+    return '%s "%s" %s' % m.groups() if m else key.strip()
+
+
+def title_keys(group, dash):
+    """panel id -> title key prefix '<uid> "<title>"', for titles that
+    are unique in the dashboard (a repeated title has no title key)."""
+    titles = {}
+    for p in lint.flatten_panels((dash or {}).get("panels") or []):
+        if p.get("type") != "row":
+            titles.setdefault(p.get("title"), []).append(p.get("id"))
+    return {ids[0]: '%s "%s"' % (group, t) for t, ids in titles.items()
+            if len(ids) == 1}
+
+
 def parse_expectations(path):
     """KEY | EXPECT | REASON lines; # comments. EXPECT: data, empty,
     evaluates, or if:<PromQL guard> (data exactly when the guard has)."""
@@ -131,6 +160,7 @@ def parse_expectations(path):
                 sys.exit("live_metrics: %s:%d: want KEY | EXPECT | REASON" %
                          (path, n))
             key, expect, reason = parts
+            key = normalize_key(key)
             if not (expect in ("data", "empty", "evaluates") or
                     expect.startswith("if:")):
                 sys.exit("live_metrics: %s:%d: unknown expectation %r" %
@@ -155,7 +185,10 @@ def rule_key(rule):
 
 
 def collect(args, values):
-    """[(key, kind, where, expr, extra)] for every query to evaluate."""
+    """[(key, kind, where, expr, extra, alias)] for every query to evaluate:
+    extra is (label, value, is_all) of a label_values() variable (the value
+    the check substitutes; is_all: it is the variable's "All" value), alias
+    a panel query's title key (None where its title is not unique)."""
     contract = lint.ContractChecker(lint.parse_contract(args.contract))
     problems = lint.Problems()
     items = []
@@ -163,16 +196,32 @@ def collect(args, values):
         found = []
         dash = lint.check_dashboard(path, contract, problems, found,
                                     sample_values=values)
-        labels = {}
+        labels, all_values = {}, {}
         for v in ((dash or {}).get("templating") or {}).get("list", []):
             parsed = lint.parse_variable_query(v) if v.get(
                 "type") == "query" else None
             if parsed and parsed[1]:
                 labels[v.get("name")] = parsed[1]
-        for _group, record, where, expr in found:
+            if v.get("includeAll"):
+                all_values[v.get("name")] = v.get("allValue")
+        panel_re = re.compile(r":panel_(\d+)_(\w+)$")
+        titles = None
+        for group, record, where, expr in found:
             var = record.split(":var_", 1)[1] if ":var_" in record else None
+            alias = None
+            m = panel_re.search(record)
+            if m:
+                if titles is None:
+                    titles = title_keys(group, dash)
+                if int(m.group(1)) in titles:
+                    alias = "%s %s" % (titles[int(m.group(1))], m.group(2))
+            extra = None
+            if var:
+                extra = (labels.get(var), values.get(var),
+                         var in all_values and
+                         values.get(var) == all_values[var])
             items.append((record, "variable" if var else "panel", where, expr,
-                          (labels.get(var), values.get(var)) if var else None))
+                          extra, alias))
     # Reported with the live results (not instead of them): the live check
     # says what such a query returns.
     lint_problems = ["observability_lint: %s" % p for p in problems.items]
@@ -186,13 +235,13 @@ def collect(args, values):
                 key = rule_key(r)
                 where = "%s %s" % (os.path.basename(path), key)
                 kind = "record" if "record" in r else "alert"
-                items.append((key, kind, where, str(r["expr"]), None))
+                items.append((key, kind, where, str(r["expr"]), None, None))
                 if kind == "record":
                     sel = ",".join('%s="%s"' % kv for kv in sorted(
                         (r.get("labels") or {}).items()))
                     items.append((key + " (series)", "series", where,
-                                  "%s{%s}" % (r["record"], sel), None))
-    keys = [i[0] for i in items]
+                                  "%s{%s}" % (r["record"], sel), None, None))
+    keys = [i[0] for i in items] + [i[5] for i in items if i[5]]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
         sys.exit("live_metrics: query keys not unique: %s" % dup)
@@ -216,29 +265,58 @@ def check_rule_health(url, n_rules):
     return bad
 
 
+def parse_values(text):
+    return dict(v.split("=", 1) for v in text.split(",") if v)
+
+
+def show_result(result, n):
+    """The first n series of a result, one line each: labels = value."""
+    lines = []
+    for metric, value in sorted(result, key=lambda r: sorted(
+            r[0].items()))[:n]:
+        labels = ", ".join('%s="%s"' % kv for kv in sorted(metric.items())
+                           if kv[0] != "__name__")
+        lines.append("          {%s} %s" % (labels, value if isinstance(
+            value, str) else "%.6g" % value))
+    if len(result) > n:
+        lines.append("          ... %d more" % (len(result) - n))
+    return lines
+
+
 def cmd_queries(args):
-    values = dict(v.split("=", 1) for v in args.values.split(",") if v)
+    values = parse_values(args.values)
     table = parse_expectations(args.expect)
     items, n_rules, lint_problems = collect(args, values)
     failures = lint_problems + check_rule_health(args.url, n_rules)
-    if args.only:
-        only = set(args.only.split(","))
-        for key in sorted(only - {i[0] for i in items}):
+    names = {i[0]: i for i in items}
+    names.update({i[5]: i for i in items if i[5]})
+    if args.only or args.only_listed:
+        only = set(normalize_key(k) for k in args.only.split(",") if k)
+        if args.only_listed:
+            only |= set(table)
+        for key in sorted(only - set(names)):
             failures.append("--only %s: no such query" % key)
-        items = [i for i in items if i[0] in only or
+        items = [i for i in items if i[0] in only or i[5] in only or
                  (i[1] == "series" and i[0][:-len(" (series)")] in only)]
-    unused = set(table) - {i[0] for i in items}
+    listed_as = {}  # query key -> the table's key for it
+    for key in table:
+        if key in names:
+            listed_as.setdefault(names[key][0], []).append(key)
+    for key, spellings in listed_as.items():
+        if len(spellings) > 1:
+            failures.append("%s: listed twice in the expectation table, as "
+                            "%s" % (key, " and ".join(spellings)))
+    unused = set(table) - {i[0] for i in items} - {i[5] for i in items}
     for key in sorted(unused):
         failures.append("%s: in the expectation table but no such query "
                         "(stale entry?)" % key)
     counts = {}
     print()
-    for key, kind, where, expr, extra in items:
+    for key, kind, where, expr, extra, alias in items:
         default = "evaluates" if kind == "alert" else "data"
-        if kind == "series" and key[:-len(" (series)")] in table:
-            expect = table[key[:-len(" (series)")]][0]
-        else:
-            expect = table.get(key, (default, ""))[0]
+        base = key[:-len(" (series)")] if kind == "series" else key
+        entry = table.get(base) or (table.get(alias) if alias else None)
+        expect = (entry or (default, ""))[0]
         one_line = " ".join(expr.split())
         try:
             result = query(args.url, expr)
@@ -266,10 +344,12 @@ def cmd_queries(args):
                 key, where,
                 "data" if want else "no data",
                 "%d series" % len(result) if has else "no data", one_line))
+        offered = []
         if has and extra and extra[0]:  # label_values: offers our value
-            label, value = extra
+            label, value, is_all = extra
             offered = sorted({m.get(label) for m, _ in result} - {None})
-            if value not in offered:
+            # "All" (allValue) is offered whatever the values are.
+            if not is_all and value not in offered:
                 ok = False
                 failures.append("%s [%s]: label_values(..., %s) offers %s, "
                                 "not the value %r the check substitutes" %
@@ -277,8 +357,15 @@ def cmd_queries(args):
         counts[kind] = counts.get(kind, 0) + 1
         print("  %-4s  %-9s %-58s %s" % ("ok" if ok else "FAIL",
                                          expect.split(":")[0],
-                                         key, "%d series" % len(result)
-                                         if has else "empty"))
+                                         alias or key, "%d series" %
+                                         len(result) if has else "empty"))
+        if args.show and kind == "variable" and extra and extra[0]:
+            print("          offers: %s%s" % (", ".join(offered) or "-",
+                                             " (and All = %s)" % extra[1]
+                                             if extra[2] else ""))
+        elif args.show and kind == "panel":
+            for line in show_result(result, args.show):
+                print(line)
     print()
     print("live_metrics: evaluated %s" % ", ".join(
         "%d %s" % (n, k) for k, n in sorted(counts.items())))
@@ -322,6 +409,28 @@ def show(s):
     return "%s{%s}" % (s[0], ",".join('%s="%s"' % kv for kv in s[1]))
 
 
+def cmd_expr(args):
+    values = parse_values(args.values)
+    contract = lint.ContractChecker(lint.parse_contract(args.contract))
+    problems = lint.Problems()
+    found = []
+    with contextlib.redirect_stdout(io.StringIO()):  # its summary line
+        dash = lint.check_dashboard(args.dashboard, contract, problems,
+                                    found, sample_values=values)
+    ids = [p.get("id") for p in lint.flatten_panels(
+        (dash or {}).get("panels") or []) if p.get("title") == args.title]
+    if len(ids) != 1:
+        sys.exit("live_metrics: %d panels titled %r in %s" % (
+            len(ids), args.title, args.dashboard))
+    suffix = ":panel_%s_%s" % (ids[0], args.refid)
+    exprs = [e for _, record, _, e in found if record.endswith(suffix)]
+    if not exprs:
+        sys.exit("live_metrics: panel %r has no target %s" % (args.title,
+                                                            args.refid))
+    print(" ".join(exprs[0].split()))
+    return 0
+
+
 def cmd_series(args):
     before, after = parse_series(args.before), parse_series(args.after)
     allow_ops = set(filter(None, args.allow_ops.split(",")))
@@ -361,6 +470,12 @@ def cmd_series(args):
         elif (args.allow_hang and name == "fabricpulse_hang_culprit" and
               (labels.get("node"), labels.get("rank")) in ranks):
             why = "hang culprit of a fleet rank (a diagnosed failed sweep)"
+        elif (args.allow_pairs and name in (
+                "fabricpulse_pair_busbw_bytes_per_second",
+                "fabricpulse_pair_flagged") and
+              {labels.get("node_a"), labels.get("node_b")} <=
+              {n for n, _ in ranks}):
+            why = "node-pair series of fleet nodes (a pairwise matrix)"
         elif (args.allow_agent_ops and
               name == "fabricpulse_agent_rank_latency_seconds" and
               labels.get("op") in allow_ops and
@@ -425,11 +540,21 @@ def main():
     q.add_argument("url")
     q.add_argument("--only", default="",
                    help="KEY,...: evaluate only these queries")
+    q.add_argument("--only-listed", action="store_true",
+                   help="evaluate only the queries --expect lists")
+    q.add_argument("--show", type=int, default=0, metavar="N",
+                   help="print the first N series of each dashboard query")
     q.add_argument("--expect", required=True)
     q.add_argument("--values", required=True)
     q.add_argument("--contract", required=True)
     q.add_argument("--dashboards", nargs="+", required=True)
     q.add_argument("--rules", nargs="+", required=True)
+    x = sub.add_parser("expr")
+    x.add_argument("dashboard")
+    x.add_argument("title")
+    x.add_argument("refid", nargs="?", default="A")
+    x.add_argument("--values", required=True)
+    x.add_argument("--contract", default="docs/metrics.md")
     s = sub.add_parser("series")
     s.add_argument("--before", required=True)
     s.add_argument("--after", required=True)
@@ -441,6 +566,9 @@ def main():
     s.add_argument("--allow-hang", action="store_true",
                    help="a failed sweep ran: hang series of the fleet's "
                    "nodes and ranks may appear")
+    s.add_argument("--allow-pairs", action="store_true",
+                   help="a pairwise matrix ran: node-pair series of the "
+                   "fleet's nodes (--ranks) may appear")
     s.add_argument("--allow-replaced", action="store_true",
                    help="another sweep ran: per-sweep series (agent rank "
                    "latency, ad-hoc steps) may be replaced")
@@ -449,7 +577,7 @@ def main():
                    help="this plan's series count must not change")
     args = ap.parse_args()
     return {"wait": cmd_wait, "empty": cmd_empty, "queries": cmd_queries,
-            "series": cmd_series}[args.cmd](args)
+            "series": cmd_series, "expr": cmd_expr}[args.cmd](args)
 
 
 if __name__ == "__main__":

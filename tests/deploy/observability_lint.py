@@ -11,7 +11,11 @@ Used by tests/deploy/check_observability.sh; promtool does the PromQL parsing:
 1. Dashboard structure: uid, title, schemaVersion >= 36, a `datasource`
    variable of type datasource (query prometheus), every panel on it, unique
    panel ids, gridPos inside 24 columns and not overlapping, every target
-   with an expr, every $variable used defined.
+   with an expr, every $variable used defined. The scope variables cluster,
+   namespace and job (multi-valued query variables, "All" = .*, the
+   default) come first, and every selector of every panel query carries
+   their matchers (cluster=~"$cluster", ...); a variable query carries those
+   of the scope variables before it.
 2. Every dashboard query (panel targets, label_values() selectors) with its
    variables replaced by concrete values, written as recording rules to
    --queries-out for `promtool check rules` to parse.
@@ -36,12 +40,20 @@ except ImportError:
     sys.exit("observability_lint: PyYAML missing for %s; run "
              "scripts/install-observability-tools.sh" % sys.executable)
 
-TARGET_LABELS = {"job", "instance"}  # added by Prometheus at scrape time
+# Added by Prometheus at scrape time (job, instance), or by the scrape
+# config's relabeling or external labels: Kubernetes service discovery
+# (namespace), a multi-cluster setup (cluster). Not in the contract: the
+# daemons never export them.
+TARGET_LABELS = {"job", "instance", "cluster", "namespace"}
+# The dashboards' scope variables, in this order (deploy/grafana/src/
+# lib.libsonnet scopeVariables).
+SCOPE_VARIABLES = ("cluster", "namespace", "job")
 EXTRA_METRICS = {"up": set()}
 
 # Concrete values for dashboard variables when checking queries.
 SAMPLE_VALUES = {
-    "plan": "nightly-full", "op": "all_reduce", "node": "gpu-node-01",
+    "cluster": "gpu-cluster-a", "namespace": "fabricpulse",
+    "job": "fabricpulse-agent", "plan": "nightly-full", "op": "all_reduce", "node": "gpu-node-01",
     "size": "1048576", "dtype": "float", "placement": "out_of_place",
     "nranks": "8", "gpu": "0", "rank": "0",
 }
@@ -159,6 +171,48 @@ def substitute(expr, values, where, problems):
     return VARIABLE.sub(repl, expr)
 
 
+def scope_problems(expr, scope):
+    """What in `expr` (variables not yet replaced) lacks a matcher of the
+    scope variables `scope`: each selector needs name=~"$name" for each."""
+    out = []
+    if not scope:
+        return out
+    for name, body in SELECTOR.findall(expr):
+        missing = [v for v in scope if not re.search(
+            r'(?:^|[\s,])%s\s*=~\s*"\$%s"' % (v, v), body)]
+        if missing:
+            out.append("selector %s{%s} lacks the scope matcher(s) %s" % (
+                name, body.strip(), ", ".join('%s=~"$%s"' % (v, v)
+                                            for v in missing)))
+    # Metric names outside any selector (a bare `up`) carry no matcher.
+    for name in sorted(ContractChecker.metric_names(SELECTOR.sub(" ", expr))):
+        out.append("metric %s has no selector with the scope matchers %s" %
+                   (name, ", ".join('%s=~"$%s"' % (v, v) for v in scope)))
+    return out
+
+
+def check_scope_variables(where, variables, problems):
+    """The scope variables exist, first after the datasource, multi-valued
+    with "All" = .* as their default. Returns their names."""
+    names = [v.get("name") for v in variables if v.get("type") != "datasource"]
+    if tuple(names[:len(SCOPE_VARIABLES)]) != SCOPE_VARIABLES:
+        problems.add(where, "the first template variables after datasource "
+                     "must be %s, not %s" % (", ".join(SCOPE_VARIABLES),
+                                             names[:len(SCOPE_VARIABLES)]))
+    for v in variables:
+        if v.get("name") not in SCOPE_VARIABLES:
+            continue
+        vwhere = "%s variable %s" % (where, v.get("name"))
+        if not (v.get("type") == "query" and v.get("multi") and
+                v.get("includeAll") and v.get("allValue") == ".*"):
+            problems.add(vwhere, "must be a multi-valued query variable "
+                         "with includeAll and allValue .* (so that \"All\" "
+                         "matches series without the label)")
+        if (v.get("current") or {}).get("value") != ["$__all"]:
+            problems.add(vwhere, "default (current) must be All")
+    return [n for n in SCOPE_VARIABLES if n in names]
+
+
 def flatten_panels(panels):
     for p in panels:
         yield p
@@ -218,6 +272,7 @@ def check_dashboard(path, contract, problems, queries,
         problems.add(where, "no template variable `datasource` of type "
                      "datasource with query prometheus")
     ds_refs = {"${datasource}", "$datasource"}
+    scope = check_scope_variables(where, variables, problems)
 
     values = dict(BUILTIN_VALUES)
     for v in variables:
@@ -248,6 +303,10 @@ def check_dashboard(path, contract, problems, queries,
         expr, label = parsed
         if label is not None:
             contract.check_labels(vwhere, [label], problems, "label_values")
+        before = scope[:scope.index(v.get("name"))] if v.get(
+            "name") in scope else scope
+        for p in scope_problems(expr, before):
+            problems.add(vwhere, p)
         expr = substitute(expr, values, vwhere, problems)
         contract.check_expr(vwhere, expr, problems)
         queries.append((group, "%s:var_%s" % (group, v.get("name")), vwhere,
@@ -303,6 +362,8 @@ def check_dashboard(path, contract, problems, queries,
             if not isinstance(expr, str) or not expr.strip():
                 problems.add(twhere, "expr missing")
                 continue
+            for sp in scope_problems(expr, scope):
+                problems.add(twhere, sp)
             expr = substitute(expr, values, twhere, problems)
             contract.check_expr(twhere, expr, problems)
             legend = t.get("legendFormat") or ""

@@ -3,16 +3,16 @@
 local g = import 'lib.libsonnet';
 
 local m = 'plan="$plan", op="$op", dtype="$dtype", placement="$placement", nranks="$nranks"';
-local bw = 'fabricpulse_busbw_bytes_per_second{%s}' % m;
-local baseline = 'fabricpulse_baseline_busbw_bytes_per_second{%s}' % m;
+local bw = g.sel('fabricpulse_busbw_bytes_per_second', m);
+local baseline = g.sel('fabricpulse_baseline_busbw_bytes_per_second', m);
 // Latency without its `stat` label, so its rows merge with the others.
-local latency(stat) = 'max without(stat) (fabricpulse_latency_seconds{%s, stat="%s"})' % [m, stat];
+local latency(stat) = 'max without(stat) (%s)' % g.sel('fabricpulse_latency_seconds', '%s, stat="%s"' % [m, stat]);
 
 // Label columns every per-size table hides (they are the variables).
-local hidden = ['Time', '__name__', 'job', 'instance', 'plan', 'op', 'dtype', 'placement', 'nranks'];
+local hidden = ['Time', '__name__', 'cluster', 'namespace', 'job', 'instance', 'plan', 'op', 'dtype', 'placement', 'nranks'];
 
 local variable(name, label, matchers) = g.queryVariable(
-  name, label, 'fabricpulse_busbw_bytes_per_second%s' % (if matchers == '' then '' else '{%s}' % matchers), name, multi=false
+  name, label, g.sel('fabricpulse_busbw_bytes_per_second', matchers), name, multi=false
 );
 
 g.dashboard(
@@ -69,10 +69,10 @@ g.dashboard(
         g.tableTarget(bw, 'A'),
         g.tableTarget(baseline, 'B'),
         g.tableTarget(g.baselineRatio(m), 'C'),
-        g.tableTarget('fabricpulse_algbw_bytes_per_second{%s}' % m, 'D'),
+        g.tableTarget(g.sel('fabricpulse_algbw_bytes_per_second', m), 'D'),
         g.tableTarget(latency('mean'), 'E'),
         g.tableTarget(latency('p99'), 'F'),
-        g.tableTarget('fabricpulse_regression{%s}' % m, 'G'),
+        g.tableTarget(g.sel('fabricpulse_regression', m), 'G'),
       ],
       w=24,
       h=12,
@@ -127,7 +127,7 @@ g.dashboard(
     g.timeseries(
       'Regressions found per hour',
       'Steps of this plan and op found below baseline x threshold in the preceding hour (all dtypes, placements and sizes).',
-      [g.target('increase(fabricpulse_regressions_total{plan="$plan", op="$op"}[1h])', '{{plan}} {{op}}')],
+      [g.target('increase(%s[1h])' % g.sel('fabricpulse_regressions_total', 'plan="$plan", op="$op"'), '{{plan}} {{op}}')],
       bars=true,
     ),
   ],

@@ -12,11 +12,26 @@
   // FabricPulse scrape jobs are recognised by name (see alert_rules.yaml).
   agentJob:: 'job=~".*fabricpulse-agent.*"',
 
+  // Scope: every dashboard has the variables cluster, namespace and job
+  // (scopeVariables, "All" by default) and every selector of every query
+  // carries their matchers (tests/deploy/observability_lint.py refuses one
+  // that does not). "All" is .*, which also matches a series without the
+  // label, so a plain Prometheus whose targets have no cluster or namespace
+  // label (static_configs, no Kubernetes relabeling) shows everything.
+  scopeMatchers:: 'cluster=~"$cluster", namespace=~"$namespace", job=~"$job"',
+
+  // The inside of a selector: the scope, then `extra` (e.g. 'plan=~"$plan"').
+  matchers(extra=''):: if extra == '' then $.scopeMatchers else $.scopeMatchers + ', ' + extra,
+
+  // A scoped selector: sel('fabricpulse_agents', 'state="lost"') is
+  // fabricpulse_agents{cluster=~"$cluster", ..., state="lost"}.
+  sel(metric, extra=''):: '%s{%s}' % [metric, $.matchers(extra)],
+
   // busbw at the largest size of each (plan, op, dtype, placement, nranks),
   // as fabricpulse:busbw_bytes_per_second:largest_size records it (see the
-  // comment there): algbw * mean latency is the step's bytes. `matchers` is
-  // the inside of a selector, e.g. 'plan=~"$plan"'.
-  busbwAtLargestSize(matchers):: |||
+  // comment there): algbw * mean latency is the step's bytes. `extra`: the
+  // matchers after the scope (matchers()), e.g. 'plan=~"$plan"'.
+  busbwAtLargestSize(extra):: |||
     fabricpulse_busbw_bytes_per_second{%(m)s}
     and
     (
@@ -28,13 +43,14 @@
             * ignoring(stat) fabricpulse_latency_seconds{%(m)s, stat="mean"}
         )
     )
-  ||| % { m: matchers },
+  ||| % { m: $.matchers(extra) },
 
-  // busbw / baseline, only where a (non-zero) baseline exists.
-  baselineRatio(matchers):: |||
+  // busbw / baseline, only where a (non-zero) baseline exists; `extra` as
+  // above.
+  baselineRatio(extra):: |||
     fabricpulse_busbw_bytes_per_second{%(m)s}
       / (fabricpulse_baseline_busbw_bytes_per_second{%(m)s} > 0)
-  ||| % { m: matchers },
+  ||| % { m: $.matchers(extra) },
 
   datasourceVariable():: {
     current: {},
@@ -54,6 +70,7 @@
   // label_values() variable. multi variables get "All" = .* so that "All"
   // also matches values that appeared after the list was loaded.
   // sort: 1 alphabetical, 3 numerical (ascending).
+  // metricSelector: a selector, scoped by the caller (sel()).
   queryVariable(name, label, metricSelector, labelName, multi=true, sort=1):: {
     local query = 'label_values(%s, %s)' % [metricSelector, labelName],
     current: {},
@@ -73,6 +90,15 @@
     sort: sort,
     type: 'query',
   },
+
+  // cluster, namespace and job, each narrowing the next, multi-valued and
+  // "All" (.*) by default: with no such label in the data the list offers
+  // only "All", and every query still matches every series.
+  scopeVariables():: [
+    $.queryVariable('cluster', 'Cluster', 'fabricpulse_build_info', 'cluster'),
+    $.queryVariable('namespace', 'Namespace', 'fabricpulse_build_info{cluster=~"$cluster"}', 'namespace'),
+    $.queryVariable('job', 'Job', 'fabricpulse_build_info{cluster=~"$cluster", namespace=~"$namespace"}', 'job'),
+  ],
 
   target(expr, legend='__auto', refId='A', instant=false, format='time_series'):: {
     datasource: $.ds,
@@ -312,7 +338,10 @@
     refresh: '1m',
     schemaVersion: 39,
     tags: ['fabricpulse'] + tags,
-    templating: { list: [$.datasourceVariable()] + variables },
+    templating: { list: [$.datasourceVariable()] + [
+      v { current: { selected: true, text: ['All'], value: ['$__all'] } }
+      for v in $.scopeVariables()
+    ] + variables },
     time: { from: 'now-7d', to: 'now' },
     timepicker: {},
     timezone: '',
