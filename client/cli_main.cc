@@ -22,10 +22,14 @@
 #include "client/commands/exit_codes.h"
 #include "client/commands/health_command.h"
 #include "client/commands/node_check_command.h"
+#include "daemon/common/grpc_log.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/core/version.h"
 
 int main(int argc, char** argv) {
+  // gRPC's own lines only with FABRICPULSE_LOG=debug: every failure is one
+  // "fabricpulse: ..." line of the CLI's own.
+  fabricpulse::common::RouteGrpcLogs(fabricpulse::core::LogLevel::kDebug);
   using fabricpulse::client::CommandSet;
   using fabricpulse::client::WithChoices;
   CLI::App app{

@@ -9,6 +9,7 @@
 #include "daemon/agent/agent_config.h"
 #include "daemon/agent/agent_server.h"
 #include "daemon/common/grpc_cpu_cap.h"
+#include "daemon/common/grpc_log.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/core/log.h"
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fabricpulse::core::SetLogTag(absl::StrCat("agent ", config.node_name));
+  fabricpulse::common::RouteGrpcLogs(fabricpulse::core::LogLevel::kWarning);
   auto server = fabricpulse::agent::AgentServer::Start(config);
   if (!server.ok()) {
     std::fprintf(stderr, "fabricpulse-agent: %s\n",

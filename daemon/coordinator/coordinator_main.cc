@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/grpc_cpu_cap.h"
+#include "daemon/common/grpc_log.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/coordinator/coordinator_server.h"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fabricpulse::core::SetLogTag("coordinator");
+  fabricpulse::common::RouteGrpcLogs(fabricpulse::core::LogLevel::kWarning);
   auto server = fabricpulse::coordinator::CoordinatorServer::Start(config);
   if (!server.ok()) {
     std::fprintf(stderr, "fabricpulse-coordinator: %s\n",

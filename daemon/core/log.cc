@@ -61,6 +61,10 @@ void SetLogTag(absl::string_view tag) {
   State().tag = std::string(tag);
 }
 
+bool LogEnabled(LogLevel level) {
+  return static_cast<int>(level) >= EffectiveLevel();
+}
+
 void Log(LogLevel level, absl::string_view message) {
   if (static_cast<int>(level) < EffectiveLevel()) return;
   // A line is one line whatever a client put into the message (a newline in

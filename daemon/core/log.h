@@ -15,6 +15,9 @@ void SetLogLevel(LogLevel level);
 // Prefix added to every line (e.g. "agent node-a").
 void SetLogTag(absl::string_view tag);
 
+// Whether a line at `level` would be written now.
+bool LogEnabled(LogLevel level);
+
 // Messages longer than this are cut (the line says how much).
 inline constexpr size_t kMaxLogMessageBytes = 16384;
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/common/grpc_log.h"
 #include "daemon/common/shared_flags.h"
 #include "daemon/common/shutdown_signal.h"
 #include "daemon/common/worker_backends.h"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   common::AddTlsFlags(app, config.tls);
   CLI11_PARSE(app, argc, argv);
   core::SetLogTag(absl::StrCat("worker ", config.local_index));
+  fabricpulse::common::RouteGrpcLogs(fabricpulse::core::LogLevel::kWarning);
 
   auto server = worker::WorkerServer::Start(config);
   if (!server.ok()) {
