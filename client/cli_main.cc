@@ -102,6 +102,16 @@ int main(int argc, char** argv) {
                    "gloo; with nccl the visible GPUs shared among the "
                    "agents)")
       ->check(CLI::Range(1, 64));
+  local->add_option("--state-dir", local_flags.state_dir,
+                    "Keep the coordinator's history in this folder across "
+                    "runs (created when missing), so that results, report "
+                    "and compare see earlier local sweeps (default: a "
+                    "temporary folder, removed at the end)");
+  local->add_option("--config", local_flags.config,
+                    "The coordinator's config: plans, schedules, baselines "
+                    "(e.g. deploy/config/coordinator.yaml, the shipped one); "
+                    "checked before anything starts; a schedule fires only "
+                    "while the command runs");
   CommandSet in_local;
   fabricpulse::client::AddCommands(*local, in_local);
   // Not under `local`: it asks any daemon, not the local cluster.

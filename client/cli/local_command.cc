@@ -1,7 +1,11 @@
 #include "client/cli/local_command.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -13,6 +17,7 @@
 #include "client/local/local_cluster.h"
 #include "daemon/common/process.h"
 #include "daemon/common/worker_backends.h"
+#include "daemon/core/coordinator_config.h"
 #include "daemon/nvml/nvml_library.h"
 #include "daemon/nvml/visible_gpus.h"
 
@@ -28,6 +33,33 @@ void ReportKeptDir(const std::string& dir, std::FILE* err) {
 }
 
 }  // namespace
+
+absl::Status UseLocalStateAndConfig(const LocalFlags& flags,
+                                    LocalClusterOptions& options) {
+  if (!flags.config.empty()) {
+    absl::StatusOr<core::CoordinatorConfig> config =
+        core::LoadCoordinatorConfigFile(flags.config);
+    if (!config.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "local --config ", flags.config, ": ", config.status().message()));
+    }
+    options.config_file = flags.config;
+  }
+  if (!flags.state_dir.empty()) {
+    if (mkdir(flags.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("local --state-dir: cannot create '", flags.state_dir,
+                       "': ", std::strerror(errno)));
+    }
+    struct stat st;
+    if (stat(flags.state_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "local --state-dir: '", flags.state_dir, "' is not a folder"));
+    }
+    options.state_dir = flags.state_dir;
+  }
+  return absl::OkStatus();
+}
 
 int LocalNcclRanks(const LocalFlags& flags, int visible_gpus) {
   if (flags.ranks_given) return flags.ranks;
@@ -71,6 +103,10 @@ int RunLocal(const LocalFlags& flags, const CommandSet& set) {
   if (absl::Status bad = CheckCommandFlags(set, flags.agents * options.ranks);
       !bad.ok()) {
     PrintError(std::string(bad.message()));
+    return kExitBadInput;
+  }
+  if (absl::Status kept = UseLocalStateAndConfig(flags, options); !kept.ok()) {
+    PrintError(std::string(kept.message()));
     return kExitBadInput;
   }
   auto created = LocalCluster::Create(options);

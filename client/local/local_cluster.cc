@@ -159,15 +159,16 @@ absl::Status LocalCluster::StartCoordinator(const std::string& listen) {
   const std::string ports_file = dir_ + "/coordinator.ports";
   std::remove(ports_file.c_str());
   common::SpawnOptions coord;
-  coord.argv = {options_.bin_dir + "/fabricpulse-coordinator",
-                "--listen",
-                listen,
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--state-dir",
-                dir_ + "/state",
-                "--port-file",
-                ports_file};
+  coord.argv = {
+      options_.bin_dir + "/fabricpulse-coordinator",
+      "--listen",
+      listen,
+      "--metrics-listen",
+      "127.0.0.1:0",
+      "--state-dir",
+      options_.state_dir.empty() ? dir_ + "/state" : options_.state_dir,
+      "--port-file",
+      ports_file};
   if (!options_.config_file.empty()) {
     coord.argv.insert(coord.argv.end(), {"--config", options_.config_file});
   }

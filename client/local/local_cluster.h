@@ -29,6 +29,9 @@ struct LocalClusterOptions {
   std::string backend = "gloo";
   // The coordinator's --config (empty: none).
   std::string config_file;
+  // The coordinator's --state-dir (its history), kept after Stop; empty: a
+  // folder inside the cluster's temporary folder, removed with it.
+  std::string state_dir;
   // Extra "NAME=value" environment for the daemons (and their workers).
   std::vector<std::string> env;
   absl::Duration ready_timeout = absl::Seconds(60);
