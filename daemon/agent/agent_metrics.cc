@@ -55,8 +55,10 @@ AgentMetrics::AgentMetrics(prometheus::Registry& registry, std::string node)
                         "(sysfs operstate), else 0")
                   .Register(registry)),
       nic_speed_(prometheus::BuildGauge()
-                     .Name("fabricpulse_agent_nic_speed_bits_per_second")
-                     .Help("The network interface's link speed (sysfs)")
+                     .Name("fabricpulse_agent_nic_speed_bytes")
+                     .Help("The network interface's link speed in bytes "
+                           "per second (sysfs; node_exporter's "
+                           "node_network_speed_bytes)")
                      .Register(registry)) {}
 
 void AgentMetrics::Nics(const std::vector<v1::NicInfo>& nics) {
@@ -68,7 +70,7 @@ void AgentMetrics::Nics(const std::vector<v1::NicInfo>& nics) {
     nic_up_.Add(labels).Set(nic.state() == "up" ? 1 : 0);
     if (nic.has_speed_bits_per_second()) {
       nic_speed_.Add(labels).Set(
-          static_cast<double>(nic.speed_bits_per_second()));
+          static_cast<double>(nic.speed_bits_per_second()) / 8);
     } else if (nic_speed_.Has(labels)) {
       nic_speed_.Remove(&nic_speed_.Add(labels));
     }
@@ -166,12 +168,14 @@ void AgentMetrics::RemoveRankSeries(RankPlanSeries& plan) {
 }
 
 void AgentMetrics::GpuBusy(int gpu, bool busy) {
+  if (gpu < 0) return;  // a CPU rank: no GPU, no series
   gpu_busy_.Add({{"node", node_}, {"gpu", absl::StrCat(gpu)}})
       .Set(busy ? 1 : 0);
 }
 
 void AgentMetrics::WorkerGpuMemory(int worker, int gpu,
                                    std::optional<uint64_t> bytes) {
+  if (gpu < 0) return;  // a CPU rank: no GPU memory, no series
   const prometheus::Labels labels = {{"node", node_},
                                      {"worker", absl::StrCat(worker)},
                                      {"gpu", absl::StrCat(gpu)}};

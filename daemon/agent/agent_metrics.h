@@ -95,10 +95,11 @@ class AgentMetrics {
 
   // Sets fabricpulse_agent_nic_up{node, nic} (1 when the interface's
   // operational state is up, else 0) and
-  // fabricpulse_agent_nic_speed_bits_per_second{node, nic} (absent when the
-  // interface reports no speed) for each of `nics`, and removes the series
-  // of interfaces no longer listed. At most core::kMaxNicsPerAgent
-  // interfaces (nic_reader.h), so at most that many series of each.
+  // fabricpulse_agent_nic_speed_bytes{node, nic} (bytes per second, as
+  // node_exporter; absent when the interface reports no speed) for each of
+  // `nics`, and removes the series of interfaces no longer listed. At most
+  // core::kMaxNicsPerAgent interfaces (nic_reader.h), so at most that many
+  // series of each.
   void Nics(const std::vector<v1::NicInfo>& nics);
 
  private:

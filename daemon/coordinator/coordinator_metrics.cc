@@ -304,10 +304,10 @@ void CoordinatorMetrics::HangCulprit(const std::string& node, int gpu,
                                      int rank) {
   hangs_.Add({{"node", node}}).Increment();
   absl::MutexLock lock(&removable_mu_);
-  prometheus::Gauge& culprit =
-      hang_culprit_.Add({{"node", node},
-                         {"gpu", absl::StrCat(gpu)},
-                         {"rank", absl::StrCat(rank)}});
+  // A CPU rank (gpu -1) has no gpu label, as dcgm-exporter's habit has it.
+  prometheus::Labels labels = {{"node", node}, {"rank", absl::StrCat(rank)}};
+  if (gpu >= 0) labels["gpu"] = absl::StrCat(gpu);
+  prometheus::Gauge& culprit = hang_culprit_.Add(labels);
   if (culprit_ != nullptr && culprit_ != &culprit) {
     hang_culprit_.Remove(culprit_);
   }

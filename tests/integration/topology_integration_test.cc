@@ -188,11 +188,11 @@ TEST_F(TopologyTest, AgentsShowGpuModelBusNvlinkPeersAndNics) {
                                      "node=\"",
                                      node, "\"}")),
             1);
-  EXPECT_EQ(AgentSeries(absl::StrCat(
-                "fabricpulse_agent_nic_speed_bits_per_second{nic=\"ib0\","
-                "node=\"",
-                node, "\"}")),
-            4e11);
+  EXPECT_EQ(
+      AgentSeries(absl::StrCat("fabricpulse_agent_nic_speed_bytes{nic=\"ib0\","
+                               "node=\"",
+                               node, "\"}")),
+      5e10);  // 400 Gb/s in bytes per second
 }
 
 TEST_F(TopologyTest, ANicGoingDownShowsInMetricsAndAgents) {
@@ -204,11 +204,11 @@ TEST_F(TopologyTest, ANicGoingDownShowsInMetricsAndAgents) {
                                      "node=\"",
                                      node, "\"}")),
             0);
-  EXPECT_EQ(AgentSeries(absl::StrCat(
-                "fabricpulse_agent_nic_speed_bits_per_second{nic=\"ib0\","
-                "node=\"",
-                node, "\"}")),
-            -1);  // absent: not measured
+  EXPECT_EQ(
+      AgentSeries(absl::StrCat("fabricpulse_agent_nic_speed_bytes{nic=\"ib0\","
+                               "node=\"",
+                               node, "\"}")),
+      -1);  // absent: not measured
   // The coordinator's listing takes it from the agent's next description.
   ASSERT_EQ(Sweep().exit_code, 0);
   const std::string json = AgentsJson();

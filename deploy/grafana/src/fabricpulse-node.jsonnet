@@ -97,10 +97,10 @@ g.dashboard(
     ),
     g.table(
       'NICs',
-      'Each network interface now: link state and speed (fabricpulse_agent_nic_up, fabricpulse_agent_nic_speed_bits_per_second; no speed when the interface reports none, e.g. while its link is down or in a VM).',
+      'Each network interface now: link state and speed (fabricpulse_agent_nic_up, fabricpulse_agent_nic_speed_bytes; no speed when the interface reports none, e.g. while its link is down or in a VM).',
       [
         g.tableTarget(g.sel('fabricpulse_agent_nic_up', n), 'A'),
-        g.tableTarget(g.sel('fabricpulse_agent_nic_speed_bits_per_second', n), 'B'),
+        g.tableTarget(g.sel('fabricpulse_agent_nic_speed_bytes', n), 'B'),
       ],
       transformations=[
         { id: 'merge', options: {} },
@@ -118,7 +118,7 @@ g.dashboard(
           mappings: g.valueMappings([['0', 'DOWN', 'red'], ['1', 'up', 'green']]),
           'custom.cellOptions': { type: 'color-background' },
         }),
-        g.override('speed', { unit: 'bps' }),
+        g.override('speed', { unit: 'Bps' }),
       ],
       sortBy=[{ desc: false, displayName: 'link' }],
     ),

@@ -108,13 +108,14 @@ TEST(AgentNicMetricsTest, UpAndSpeedPerNicAndGoneNicsRemoved) {
   eth.set_state("down");
   metrics.Nics({ib, eth});
   const std::string up = "fabricpulse_agent_nic_up";
-  const std::string speed = "fabricpulse_agent_nic_speed_bits_per_second";
+  const std::string speed = "fabricpulse_agent_nic_speed_bytes";
   const std::string ib0 = "{nic=\"ib0\",node=\"node-a\"}";
   const std::string eth0 = "{nic=\"eth0\",node=\"node-a\"}";
   std::string text = Serialize(registry);
   EXPECT_EQ(ValueOf(text, up + ib0), "1") << text;
   EXPECT_EQ(ValueOf(text, up + eth0), "0") << text;
-  EXPECT_EQ(std::stod(ValueOf(text, speed + ib0)), 4e11) << text;
+  // 400 Gb/s in bytes per second, as node_exporter writes it.
+  EXPECT_EQ(std::stod(ValueOf(text, speed + ib0)), 5e10) << text;
   EXPECT_EQ(ValueOf(text, speed + eth0), "") << text;  // not measured
   // ib0 goes down and loses its speed; eth0 disappears.
   ib.set_state("down");
