@@ -332,6 +332,17 @@ void CoordinatorMetrics::LateArrival(const std::string& node, int rank) {
   late_arrival_.Add({{"node", node}, {"rank", absl::StrCat(rank)}}).Increment();
 }
 
+void CoordinatorMetrics::AddPlan(const std::string& plan, bool isolates) {
+  const std::string plan_label = PlanLabel(plan);
+  for (const char* cause : {"backend_version", "topology"}) {
+    baseline_changes_.Add({{"plan", plan_label}, {"cause", cause}});
+  }
+  if (!isolates) return;
+  for (const char* verdict : kIsolationVerdicts) {
+    isolations_.Add({{"plan", plan_label}, {"verdict", verdict}});
+  }
+}
+
 void CoordinatorMetrics::AddSchedule(const std::string& schedule) {
   for (const char* reason : {"gpu_busy", "members_busy"}) {
     schedule_deferred_.Add({{"schedule", schedule}, {"reason", reason}});

@@ -139,6 +139,14 @@ class CoordinatorMetrics {
   // (core::LateRank).
   void LateArrival(const std::string& node, int rank);
 
+  // Exports a configured plan's event counters at 0, so that each exists
+  // before its first increment and `increase()` sees that one too (an alert
+  // rule needs no arm for a series' first sample):
+  // fabricpulse_baseline_changes_total{plan, cause} for both causes, and,
+  // when the plan `isolates` (isolate_on), fabricpulse_isolations_total{plan,
+  // verdict} for all 7 verdicts. Call once per configured plan.
+  void AddPlan(const std::string& plan, bool isolates);
+
   // Exports fabricpulse_schedule_deferred_total{schedule, reason} at 0 for
   // both reasons (gpu_busy, members_busy), so that the counter exists
   // before its first increment. Call once per configured schedule.

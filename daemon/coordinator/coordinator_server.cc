@@ -90,6 +90,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   std::set<std::string> configured_plans;
   for (const auto& [name, plan] : plans.plans) configured_plans.insert(name);
   RestorePlanSeries(*s->history_, *s->coordinator_metrics_, configured_plans);
+  for (const auto& [name, plan] : plans.plans) {
+    s->coordinator_metrics_->AddPlan(name, plan.isolate_on.any());
+  }
   for (const core::ScheduleConfig& schedule : plans.schedules) {
     s->coordinator_metrics_->AddSchedule(schedule.name);
   }

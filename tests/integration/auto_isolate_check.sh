@@ -4,13 +4,13 @@
 # `isolate_on: [regression]` (one all_reduce size, baseline from 1 sweep):
 #   1. all links even, the plan runs twice (`sweep --plan`): the second is
 #      judged against the first, regresses nowhere, and neither starts an
-#      isolation (no `isolation` in their JSON, no isolation sweeps, no
-#      fabricpulse_isolations_total series);
+#      isolation (no `isolation` in their JSON, no isolation sweeps);
 #   2. with node-2's link at a tenth of the rate, the plan runs again: it
 #      regresses, and the coordinator's own isolation (sweeps with trigger
 #      isolation:ID) is stored with it within a deadline and names node-2
 #      in `results --sweep ID` (table and JSON) and in
-#      fabricpulse_isolations_total{plan="probe",verdict="node"}.
+#      fabricpulse_isolations_total{plan="probe",verdict="node"} (1; the
+#      plan's other verdicts' series stay at the 0 they start at).
 #
 #   tests/integration/auto_isolate_check.sh BIN_DIR
 #
@@ -118,8 +118,10 @@ else
   fail "even runs: $(isolation_sweeps "$second") isolation sweeps; $(grep -o '"isolation".*' "$dir/second-stored.json" | cut -c1-200)"
 fi
 if command -v curl >/dev/null; then
-  series=$(metrics | grep '^fabricpulse_isolations_total')
-  if [ "$series" = 'fabricpulse_isolations_total{plan="probe",verdict="node"} 1' ]; then
+  # Every verdict's series exists from the start at 0; only node moved.
+  series=$(metrics | grep '^fabricpulse_isolations_total' | grep -v ' 0$')
+  if [ "$series" = 'fabricpulse_isolations_total{plan="probe",verdict="node"} 1' ] &&
+    [ "$(metrics | grep -c '^fabricpulse_isolations_total{plan="probe"')" -eq 7 ]; then
     pass "metrics: $series"
   else
     fail "fabricpulse_isolations_total: '$series'"

@@ -427,6 +427,43 @@ TEST(CoordinatorMetricsTest, SeriesCountStaysFlatAcrossSweeps) {
             "250");
 }
 
+TEST(CoordinatorMetricsTest, ConfiguredPlansEventCountersStartAtZero) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  metrics.AddPlan("nightly", /*isolates=*/true);
+  metrics.AddPlan("hourly", /*isolates=*/false);
+  std::string text = Serialize(registry);
+  for (const char* plan : {"nightly", "hourly"}) {
+    for (const char* cause : {"backend_version", "topology"}) {
+      EXPECT_EQ(ValueOf(text, absl::StrCat(
+                                  "fabricpulse_baseline_changes_total{cause=\"",
+                                  cause, "\",plan=\"", plan, "\"}")),
+                "0")
+          << plan << " " << cause << "\n"
+          << text;
+    }
+  }
+  for (const char* verdict :
+       {"node", "link", "nodes", "none", "gave_up", "skipped", "interrupted"}) {
+    EXPECT_EQ(ValueOf(text, absl::StrCat(
+                                "fabricpulse_isolations_total{plan=\"nightly\","
+                                "verdict=\"",
+                                verdict, "\"}")),
+              "0")
+        << verdict;
+  }
+  // A plan without isolate_on has no isolation series.
+  EXPECT_THAT(text,
+              Not(HasSubstr("fabricpulse_isolations_total{plan=\"hourly\"")));
+  // The first event counts from the 0.
+  metrics.IsolationFinished("nightly", "link");
+  text = Serialize(registry);
+  EXPECT_EQ(ValueOf(text,
+                    "fabricpulse_isolations_total{plan=\"nightly\",verdict="
+                    "\"link\"}"),
+            "1");
+}
+
 TEST(CoordinatorMetricsTest, ConcurrentWritersAndScrapes) {
   prometheus::Registry registry;
   CoordinatorMetrics metrics(registry);
