@@ -4,7 +4,6 @@
 // gRPC write one "E... ssl_transport_security.cc ... No match found for server
 // name" line per TLS connection, in gRPC's own format. Now gRPC's lines go
 // through the daemon's logger: that one at debug, in the daemon's format.
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -15,23 +14,17 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "tests/integration/daemon_launch.h"
 #include "tests/integration/test_support.h"
 
 namespace fabricpulse::testing {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A name /etc/hosts maps to a loopback address and that the local cluster's
 // certificates do not carry (they name localhost), so that a client sends
 // it as SNI without any lookup leaving the machine; "" when there is none.
 std::string LoopbackNameNotInTheCertificate() {
-  std::istringstream hosts(ReadAll("/etc/hosts"));
+  std::istringstream hosts(ReadFile("/etc/hosts"));
   std::string line;
   while (std::getline(hosts, line)) {
     std::vector<std::string> words =
@@ -66,7 +59,7 @@ TEST(QuietLogsTest, ConnectionsByHostNameLogNoErrors) {
     // The CLI's own stderr carries no gRPC line either.
     EXPECT_EQ(r.err, "") << r.err;
   }
-  const std::string log = ReadAll((*cluster)->dir() + "/coordinator.log");
+  const std::string log = ReadFile((*cluster)->dir() + "/coordinator.log");
   // gRPC's own format: severity letter, MMDD, time.
   const std::regex raw_grpc("^[EWID][0-9]{4} [0-9]{2}:");
   int routine = 0;
