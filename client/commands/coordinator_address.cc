@@ -9,8 +9,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/common/address.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -32,15 +32,6 @@ absl::Status Refuse(absl::string_view address, absl::string_view why) {
                    "coordinator.example:7070, [::1]:7070)"));
 }
 
-// HOST of a checked HOST:PORT, brackets of an IPv6 literal removed.
-std::string HostOf(absl::string_view address) {
-  absl::string_view host = address.substr(0, address.rfind(':'));
-  if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
-    host = host.substr(1, host.size() - 2);
-  }
-  return std::string(host);
-}
-
 bool IsIpLiteral(const std::string& host) {
   unsigned char buf[sizeof(struct in6_addr)];
   return inet_pton(AF_INET, host.c_str(), buf) == 1 ||
@@ -57,16 +48,18 @@ absl::Status CheckCoordinatorAddress(absl::string_view address) {
       (bracketed && (colon == 0 || address[colon - 1] != ']'))) {
     return Refuse(address, "has no port");
   }
-  absl::string_view host = address.substr(0, colon);
-  if (!bracketed && absl::StrContains(host, ':')) {
+  if (!bracketed && absl::StrContains(address.substr(0, colon), ':')) {
     return Refuse(address, "is an IPv6 address without brackets");
   }
+  const absl::string_view host = address.substr(0, colon);
   if (host.empty() || host == "[]") return Refuse(address, "has no host");
-  absl::string_view port_text = address.substr(colon + 1);
-  int port = 0;
-  if (port_text.empty() ||
-      !std::all_of(port_text.begin(), port_text.end(), absl::ascii_isdigit) ||
-      !absl::SimpleAtoi(port_text, &port) || port < 1 || port > 65535) {
+  // The split is common::ParseHostPort's; a client's port is 1..65535 in
+  // plain digits (no sign, no spaces, no 0).
+  const absl::string_view port_text = address.substr(colon + 1);
+  absl::StatusOr<common::HostPort> parsed =
+      common::ParseHostPort(address, "--coordinator");
+  if (!parsed.ok() || parsed->port < 1 || port_text.empty() ||
+      !std::all_of(port_text.begin(), port_text.end(), absl::ascii_isdigit)) {
     return Refuse(address, absl::StrCat("has port '", port_text,
                                         "', not a number from 1 to 65535"));
   }
@@ -75,7 +68,10 @@ absl::Status CheckCoordinatorAddress(absl::string_view address) {
 
 absl::Status ResolveCoordinatorHost(absl::string_view address) {
   if (HasScheme(address)) return absl::OkStatus();
-  const std::string host = HostOf(address);
+  absl::StatusOr<common::HostPort> parsed =
+      common::ParseHostPort(address, "--coordinator");
+  if (!parsed.ok()) return absl::OkStatus();  // CheckCoordinatorAddress's
+  const std::string& host = parsed->host;
   if (IsIpLiteral(host)) return absl::OkStatus();
   struct addrinfo hints = {};
   hints.ai_socktype = SOCK_STREAM;
