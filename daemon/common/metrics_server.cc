@@ -1,104 +1,63 @@
 #include "daemon/common/metrics_server.h"
 
-#include <CivetServer.h>
-#include <civetweb.h>
-
-#include <exception>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/common/address.h"
 #include "daemon/common/basic_auth.h"
+#include "daemon/common/http_event_server.h"
 #include "daemon/common/metrics_tls.h"
 #include "daemon/common/scrape_hooks.h"
 #include "daemon/common/web_config.h"
 #include "daemon/core/log.h"
 #include "daemon/core/version.h"
 #include "prometheus/gauge.h"
-
-// From civetweb_tls/: linked so that civetweb finds OpenSSL 3 under the
-// names it dlopen()s (see civetweb_tls/CMakeLists.txt).
-extern "C" int fabricpulse_civetweb_ssl_shim();
-extern "C" unsigned long fabricpulse_civetweb_crypto_shim();
+#include "prometheus/text_serializer.h"
 
 namespace fabricpulse::common {
 namespace {
 
-// civetweb calls init_ssl synchronously inside the Exposer's constructor,
-// on the constructing thread, with its own CivetServer as user data (which
-// prometheus-cpp does not let us set): the TLS settings reach it through
-// this thread-local, set only around that constructor.
-struct TlsSetup {
-  MetricsTls* tls = nullptr;
-  absl::Status status = absl::OkStatus();
-  bool called = false;
-};
-thread_local TlsSetup* tls_setup = nullptr;
+// Prometheus' text exposition format, as prometheus-cpp's own handler
+// labels it.
+constexpr char kTextFormat[] = "text/plain; version=0.0.4; charset=utf-8";
 
-int InitSsl(void* ssl_ctx, void* /*civet_server*/) {
-  if (tls_setup == nullptr || tls_setup->tls == nullptr) return -1;
-  tls_setup->called = true;
-  tls_setup->status = tls_setup->tls->Configure(static_cast<SSL_CTX*>(ssl_ctx));
-  // 1: configured, civetweb adds nothing; -1: civetweb fails the start.
-  return tls_setup->status.ok() ? 1 : -1;
-}
-
-// civetweb's own messages (handshake failures, timeouts): debug lines, one
-// line each, without control characters, at most 200 bytes.
-int LogCivetweb(const mg_connection*, const char* message) {
-  std::string line(message == nullptr ? "" : message);
-  if (line.size() > 200) line.resize(200);
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+// Answers GET/HEAD /metrics: basic auth when users are configured, then
+// the hooks and the registry, serialized.
+HttpReply Scrape(const HttpRequest& request, const ScrapeHooks& hooks,
+                 BasicAuthenticator* auth) {
+  if (request.path != "/metrics") return PlainReply(404);
+  if (request.method != "GET" && request.method != "HEAD") {
+    HttpReply reply = PlainReply(405);
+    reply.headers.emplace_back("Allow", "GET, HEAD");
+    return reply;
   }
-  FP_LOG_DEBUG(absl::StrCat("metrics: civetweb: ", line));
-  return 1;
-}
-
-absl::Status CivetwebTlsAvailable() {
-  if (fabricpulse_civetweb_ssl_shim() != 1 ||
-      fabricpulse_civetweb_crypto_shim() == 0) {
-    return absl::FailedPreconditionError("civetweb's OpenSSL shims are broken");
+  if (auth != nullptr) {
+    auto credentials = ParseBasicCredentials(request.authorization);
+    if (!credentials || !auth->Check(credentials->first, credentials->second)) {
+      HttpReply reply = PlainReply(401);
+      reply.headers.emplace_back("WWW-Authenticate",
+                                 "Basic realm=\"fabricpulse\"");
+      return reply;
+    }
   }
-  // Loads OpenSSL the way civetweb does; a missing function shows here as
-  // a cleared TLS bit rather than as a crash at the first connection.
-  if ((mg_init_library(MG_FEATURES_TLS) & MG_FEATURES_TLS) == 0) {
-    return absl::FailedPreconditionError(
-        "tls_server_config: civetweb cannot load OpenSSL: the libssl.so and "
-        "libcrypto.so the daemon links (daemon/common/civetweb_tls) were not "
-        "found beside it; reinstall the whole bundle");
-  }
-  return absl::OkStatus();
-}
-
-std::vector<std::string> CivetwebOptions(const std::string& listen, bool tls) {
-  return {"listening_ports",
-          tls ? absl::StrCat(listen, "s") : listen,
-          "num_threads",
-          absl::StrCat(kMetricsThreads),
-          "request_timeout_ms",
-          absl::StrCat(absl::ToInt64Milliseconds(kMetricsRequestTimeout)),
-          "enable_keep_alive",
-          "no",
-          "connection_queue",
-          absl::StrCat(kMetricsConnectionQueue),
-          "listen_backlog",
-          absl::StrCat(kMetricsListenBacklog),
-          "max_request_size",
-          absl::StrCat(kMetricsMaxRequestBytes)};
+  HttpReply reply;
+  reply.content_type = kTextFormat;
+  reply.body = prometheus::TextSerializer().Serialize(hooks.Collect());
+  return reply;
 }
 
 }  // namespace
 
+void MetricsServer::SslContextFree::operator()(SSL_CTX* ctx) const {
+  SSL_CTX_free(ctx);
+}
+
 MetricsServer::~MetricsServer() {
   ClearScrapeHooks();
-  // Intentional: see the header. The registry, the TLS settings and the
-  // users stay alive with it, since scrapes may still be served until the
-  // process ends.
-  (void)exposer_.release();
-  (void)tls_.release();
-  new std::shared_ptr<BasicAuthenticator>(std::move(auth_));
+  server_.reset();
+  // Intentional: see the header.
   new std::shared_ptr<prometheus::Registry>(std::move(registry_));
-  new std::shared_ptr<ScrapeHooks>(std::move(hooks_));
 }
 
 void MetricsServer::AddScrapeHook(std::function<void()> hook) {
@@ -122,54 +81,25 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
   }
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   if (web.tls) {
+    auto in_file = [&](const absl::Status& s) {
+      return absl::Status(
+          s.code(), absl::StrCat("--web-config-file ", web_config_file, ": ",
+                                 s.message()));
+    };
     auto tls = MetricsTls::Create(*web.tls);
-    if (!tls.ok()) {
-      return absl::Status(tls.status().code(),
-                          absl::StrCat("--web-config-file ", web_config_file,
-                                       ": ", tls.status().message()));
-    }
+    if (!tls.ok()) return in_file(tls.status());
     server->tls_ = *std::move(tls);
-    absl::Status available = CivetwebTlsAvailable();
-    if (!available.ok()) return available;
-  }
-  CivetCallbacks callbacks;
-  callbacks.log_message = &LogCivetweb;
-  callbacks.init_ssl = &InitSsl;
-  TlsSetup setup;
-  setup.tls = server->tls_.get();
-  tls_setup = &setup;
-  try {
-    // civetweb binds at construction and throws when it cannot.
-    server->exposer_ = std::make_unique<prometheus::Exposer>(
-        CivetwebOptions(listen, server->tls_ != nullptr), &callbacks);
-  } catch (const std::exception& e) {
-    tls_setup = nullptr;
-    if (!setup.status.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--web-config-file ", web_config_file, ": ", setup.status.message()));
+    server->ssl_context_.reset(SSL_CTX_new(TLS_server_method()));
+    if (server->ssl_context_ == nullptr) {
+      ERR_clear_error();
+      return absl::InternalError("metrics: OpenSSL cannot make a TLS context");
     }
-    return absl::UnavailableError(absl::StrCat(
-        "metrics-listen: cannot listen on ", listen, ": ", e.what()));
+    absl::Status configured =
+        server->tls_->Configure(server->ssl_context_.get());
+    if (!configured.ok()) return in_file(configured);
   }
-  tls_setup = nullptr;
-  if (server->tls_ && !setup.called) {
-    return absl::InternalError("metrics: civetweb did not set up TLS");
-  }
-  std::vector<int> ports = server->exposer_->GetListeningPorts();
-  if (ports.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat("metrics-listen: cannot listen on ", listen));
-  }
-  server->address_ = JoinHostPort(hp->host, ports.front());
   if (!web.basic_auth_users.empty()) {
     server->auth_ = std::make_shared<BasicAuthenticator>(web.basic_auth_users);
-    std::weak_ptr<BasicAuthenticator> auth = server->auth_;
-    server->exposer_->RegisterAuth(
-        [auth](const std::string& user, const std::string& password) {
-          std::shared_ptr<BasicAuthenticator> a = auth.lock();
-          return a != nullptr && a->Check(user, password);
-        },
-        "fabricpulse", "/metrics");
   }
   server->registry_ = std::make_shared<prometheus::Registry>();
   prometheus::BuildGauge()
@@ -179,7 +109,31 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
       .Add({{"component", component}, {"version", core::Version()}})
       .Set(1);
   server->hooks_ = std::make_shared<ScrapeHooks>(server->registry_);
-  server->exposer_->RegisterCollectable(server->hooks_);
+
+  HttpEventServer::Options options;
+  options.host = hp->host;
+  options.port = hp->port;
+  options.tls = server->ssl_context_.get();
+  options.max_connections = kMetricsMaxConnections;
+  options.request_timeout = kMetricsRequestTimeout;
+  options.write_timeout = kMetricsRequestTimeout;
+  options.max_head_bytes = kMetricsMaxRequestBytes;
+  options.handler_threads = kMetricsHandlerThreads;
+  options.max_pending = kMetricsMaxPendingScrapes;
+  options.listen_backlog = kMetricsListenBacklog;
+  std::shared_ptr<ScrapeHooks> hooks = server->hooks_;
+  std::shared_ptr<BasicAuthenticator> auth = server->auth_;
+  auto http = HttpEventServer::Start(
+      std::move(options), [hooks, auth](const HttpRequest& request) {
+        return Scrape(request, *hooks, auth.get());
+      });
+  if (!http.ok()) {
+    return absl::Status(
+        http.status().code(),
+        absl::StrCat("metrics-listen: ", http.status().message()));
+  }
+  server->server_ = *std::move(http);
+  server->address_ = JoinHostPort(hp->host, server->server_->port());
   if (!web_config_file.empty()) {
     FP_LOG_INFO(absl::StrCat(
         "metrics: ", server->scheme(), " on ", server->address_,

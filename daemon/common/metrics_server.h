@@ -1,19 +1,19 @@
-// The /metrics endpoint (prometheus-cpp's Exposer over civetweb) and the
-// build_info gauge every daemon exports, with the --web-config-file (TLS,
-// basic auth; web_config.h) and bounds that keep slow clients from starving
-// it.
+// The /metrics endpoint (HttpEventServer: one event thread, non-blocking
+// connections; prometheus-cpp's text format) and the build_info gauge every
+// daemon exports, with the --web-config-file (TLS, basic auth;
+// web_config.h) and bounds that keep slow clients from starving it.
 //
 // Bounds (docs/metrics.md):
-// - kMetricsThreads worker threads, each serving one connection at a time;
-//   accepted connections beyond them wait in a queue of
-//   kMetricsConnectionQueue, then in the kernel's backlog of
-//   kMetricsListenBacklog; past that the kernel refuses connections.
-// - A connection holds a thread at most about 3 x kMetricsRequestTimeout:
-//   the TLS handshake, the request head (counted from its first byte, so a
-//   client dribbling bytes is cut too) and the response write each have
-//   kMetricsRequestTimeout.
+// - kMetricsMaxConnections connections open at once; a new one closes the
+//   oldest that is not being answered, so a scrape gets in however many
+//   clients stall (each costs a file descriptor and a few KiB, no thread).
+// - kMetricsRequestTimeout from accept to a complete request head (the TLS
+//   handshake included, so a client dribbling bytes is cut too), then
+//   kMetricsRequestTimeout for the reply.
 // - No keep-alive: a connection serves one request, then closes.
 // - Request heads of at most kMetricsMaxRequestBytes.
+// - kMetricsHandlerThreads threads answer (bcrypt, collection); at most
+//   kMetricsMaxPendingScrapes complete requests wait for them (503 beyond).
 #pragma once
 
 #include <functional>
@@ -22,18 +22,21 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "prometheus/exposer.h"
 #include "prometheus/registry.h"
+
+typedef struct ssl_ctx_st SSL_CTX;
 
 namespace fabricpulse::common {
 
-inline constexpr int kMetricsThreads = 16;
+inline constexpr int kMetricsMaxConnections = 512;
 inline constexpr absl::Duration kMetricsRequestTimeout = absl::Seconds(5);
-inline constexpr int kMetricsConnectionQueue = 32;
+inline constexpr int kMetricsHandlerThreads = 4;
+inline constexpr int kMetricsMaxPendingScrapes = 64;
 inline constexpr int kMetricsListenBacklog = 128;
 inline constexpr int kMetricsMaxRequestBytes = 16 * 1024;
 
 class BasicAuthenticator;
+class HttpEventServer;
 class MetricsTls;
 class ScrapeHooks;
 
@@ -47,15 +50,14 @@ class MetricsServer {
   // the certificate and key files it names are re-read when they change.
   // Errors: INVALID_ARGUMENT a bad address, or a bad web config (naming
   // "--web-config-file FILE", the key and what is allowed); NOT_FOUND etc.
-  // the web config cannot be read; FAILED_PRECONDITION civetweb cannot load
-  // OpenSSL; UNAVAILABLE the address cannot be bound.
+  // the web config cannot be read; UNAVAILABLE the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(
       const std::string& listen, const std::string& component,
       const std::string& web_config_file = "");
 
-  // Leaves the listener to process exit: civetweb's listener polls in
-  // two-second quanta, so stopping it would delay every daemon's exit by up
-  // to two seconds; the socket and threads go with the process.
+  // Stops serving (joins the server's threads). The registry stays alive
+  // until the process ends: metrics registered in it may be updated by
+  // objects that outlive this one.
   ~MetricsServer();
 
   prometheus::Registry& registry() { return *registry_; }
@@ -72,13 +74,17 @@ class MetricsServer {
 
  private:
   MetricsServer() = default;
-  // Declared before exposer_: the server's callbacks use them.
+  struct SslContextFree {
+    void operator()(SSL_CTX* ctx) const;
+  };
+  // Declared before server_: the server uses them until it stops.
   std::unique_ptr<MetricsTls> tls_;
+  std::unique_ptr<SSL_CTX, SslContextFree> ssl_context_;
   std::shared_ptr<BasicAuthenticator> auth_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Registry> registry_;
-  // What the exposer collects: registry_, after the hooks.
+  // What a scrape collects: registry_, after the hooks.
   std::shared_ptr<ScrapeHooks> hooks_;
+  std::unique_ptr<HttpEventServer> server_;
   std::string address_;
 };
 

@@ -1,6 +1,5 @@
-// TLS for the /metrics endpoint: configures the SSL_CTX that civetweb
-// creates (its init_ssl callback) with OpenSSL directly, from a web
-// config's tls_server_config.
+// TLS for the /metrics endpoint: configures the endpoint's SSL_CTX with
+// OpenSSL, from a web config's tls_server_config.
 //
 // The certificate and key are re-read when either file changes (checked at
 // most once a second, on a handshake), so a rotated certificate (e.g. by

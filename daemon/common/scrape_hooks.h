@@ -14,8 +14,8 @@
 
 namespace fabricpulse::common {
 
-// Thread-safe. Scrapes (civetweb's threads) run the hooks one scrape at a
-// time, in the order they were added, then collect the registry.
+// Thread-safe. Scrapes (the endpoint's handler threads) run the hooks one
+// scrape at a time, in the order they were added, then collect the registry.
 class ScrapeHooks final : public prometheus::Collectable {
  public:
   explicit ScrapeHooks(std::shared_ptr<prometheus::Registry> registry)

@@ -117,16 +117,21 @@ TEST(MetricsWebConfigTest, BasicAuthRefusesMissingAndWrongCredentials) {
   EXPECT_EQ(other->status, 200);
 }
 
-TEST(MetricsWebConfigTest, TlsServesTheCaVerifiedScrapeAndRefusesPlaintext) {
-  const std::string dir = TempDir();
-  auto pki = MakeTestPki(dir);
-  ASSERT_TRUE(pki.ok()) << pki.status();
-  // Relative names: taken from the web config's folder.
+// A coordinator serving /metrics over TLS with the test PKI's server
+// certificate (relative names: taken from the web config's folder).
+std::unique_ptr<Daemon> StartTlsCoordinator(const std::string& dir) {
   const std::string web = WriteFile(dir, "web.yml",
                                     "tls_server_config:\n"
                                     "  cert_file: server.pem\n"
                                     "  key_file: server.key\n");
-  auto coordinator = StartCoordinator(dir, {"--web-config-file", web});
+  return StartCoordinator(dir, {"--web-config-file", web});
+}
+
+TEST(MetricsWebConfigTest, TlsServesTheCaVerifiedScrapeAndRefusesPlaintext) {
+  const std::string dir = TempDir();
+  auto pki = MakeTestPki(dir);
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  auto coordinator = StartTlsCoordinator(dir);
   ASSERT_NE(coordinator, nullptr);
   const std::string& address = coordinator->ports.metrics;
 
@@ -276,38 +281,35 @@ TEST(MetricsWebConfigTest, ABadWebConfigStopsTheStartNamingTheKey) {
                        {"http_server_config", "not supported"});
 }
 
-TEST(MetricsBoundsTest, SlowClientsDoNotStarveAScrapeAndAreCutAtTheTimeout) {
-  const std::string dir = TempDir();
-  auto coordinator = StartCoordinator(dir);
-  ASSERT_NE(coordinator, nullptr);
-  auto agent = StartAgent(dir, coordinator->ports.grpc);
-  ASSERT_NE(agent, nullptr);
-  // 8 connections per server (the old servers had 2 threads: 4 such
-  // connections starved both), each with half a request head, then silence.
-  constexpr int kSlow = 8;
+// Opens `count` connections to each address, each sending `prefix` (half
+// a request head, or nothing) and then stalling.
+std::vector<StalledConnection> Stall(const std::vector<std::string>& addresses,
+                                     int count, const std::string& prefix) {
   std::vector<StalledConnection> slow;
-  const absl::Time opened = absl::Now();
-  for (const std::string& address :
-       {coordinator->ports.metrics, agent->ports.metrics}) {
-    for (int i = 0; i < kSlow; ++i) {
-      auto c = StalledConnection::Open(
-          address, "GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: sl");
-      ASSERT_TRUE(c.ok()) << c.status();
-      slow.push_back(*std::move(c));
+  for (const std::string& address : addresses) {
+    for (int i = 0; i < count; ++i) {
+      auto c = StalledConnection::Open(address, prefix);
+      EXPECT_TRUE(c.ok()) << c.status();
+      if (c.ok()) slow.push_back(*std::move(c));
     }
   }
-  for (const std::string& address :
-       {coordinator->ports.metrics, agent->ports.metrics}) {
-    const absl::Time start = absl::Now();
-    HttpGetOptions prompt;
-    prompt.timeout = absl::Seconds(2);
-    auto scrape = HttpGet(address, prompt);
-    ASSERT_TRUE(scrape.ok()) << address << ": " << scrape.status();
-    EXPECT_EQ(scrape->status, 200);
-    EXPECT_LT(absl::Now() - start, absl::Seconds(1)) << address;
-  }
-  // Each stalled connection is closed by the server at its request
-  // timeout, counted from when it was opened.
+  return slow;
+}
+
+// A scrape of `address` is answered 200 within a second.
+void ExpectPromptScrape(const std::string& address, HttpGetOptions options) {
+  const absl::Time start = absl::Now();
+  options.timeout = absl::Seconds(2);
+  auto scrape = HttpGet(address, options);
+  ASSERT_TRUE(scrape.ok()) << address << ": " << scrape.status();
+  EXPECT_EQ(scrape->status, 200);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1)) << address;
+}
+
+// Each stalled connection is closed by the server at its request timeout,
+// counted from when it was opened, and not much before.
+void ExpectCutAtTheTimeout(std::vector<StalledConnection>& slow,
+                           absl::Time opened) {
   const absl::Duration limit =
       common::kMetricsRequestTimeout + absl::Seconds(3);
   for (StalledConnection& c : slow) {
@@ -316,6 +318,61 @@ TEST(MetricsBoundsTest, SlowClientsDoNotStarveAScrapeAndAreCutAtTheTimeout) {
   const absl::Duration took = absl::Now() - opened;
   EXPECT_GE(took, common::kMetricsRequestTimeout - absl::Milliseconds(500));
   EXPECT_LT(took, limit);
+}
+
+TEST(MetricsBoundsTest, SlowClientsDoNotStarveAScrapeAndAreCutAtTheTimeout) {
+  const std::string dir = TempDir();
+  auto coordinator = StartCoordinator(dir);
+  ASSERT_NE(coordinator, nullptr);
+  auto agent = StartAgent(dir, coordinator->ports.grpc);
+  ASSERT_NE(agent, nullptr);
+  // 256 connections per daemon, each with half a request head, then
+  // silence (the thread-per-connection server this replaced answered 0 of
+  // 12 scrapes under 64 such connections).
+  const absl::Time opened = absl::Now();
+  std::vector<StalledConnection> slow =
+      Stall({coordinator->ports.metrics, agent->ports.metrics}, 256,
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: sl");
+  ASSERT_EQ(slow.size(), 512u);
+  for (const std::string& address :
+       {coordinator->ports.metrics, agent->ports.metrics}) {
+    ExpectPromptScrape(address, {});
+  }
+  ExpectCutAtTheTimeout(slow, opened);
+}
+
+TEST(MetricsBoundsTest, SilentClientsDoNotStarveATlsScrape) {
+  const std::string dir = TempDir();
+  auto pki = MakeTestPki(dir);
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  auto coordinator = StartTlsCoordinator(dir);
+  ASSERT_NE(coordinator, nullptr);
+  // 256 connections that never start their TLS handshake.
+  const absl::Time opened = absl::Now();
+  std::vector<StalledConnection> slow =
+      Stall({coordinator->ports.metrics}, 256, "");
+  ASSERT_EQ(slow.size(), 256u);
+  HttpGetOptions tls;
+  tls.tls = true;
+  tls.ca_file = pki->ca_cert;
+  ExpectPromptScrape(coordinator->ports.metrics, tls);
+  ExpectCutAtTheTimeout(slow, opened);
+}
+
+TEST(MetricsBoundsTest, BeyondTheConnectionBoundTheOldestStalledOneIsClosed) {
+  const std::string dir = TempDir();
+  auto coordinator = StartCoordinator(dir);
+  ASSERT_NE(coordinator, nullptr);
+  const absl::Time opened = absl::Now();
+  std::vector<StalledConnection> slow = Stall(
+      {coordinator->ports.metrics}, common::kMetricsMaxConnections, "GET /m");
+  ASSERT_EQ(slow.size(), static_cast<size_t>(common::kMetricsMaxConnections));
+  // The bound is reached: the scrape's connection closes the oldest.
+  ExpectPromptScrape(coordinator->ports.metrics, {});
+  EXPECT_TRUE(slow.front().WaitClosedByServer(absl::Seconds(1)));
+  EXPECT_LT(absl::Now() - opened, common::kMetricsRequestTimeout);
+  // The newest is still open, until its own timeout.
+  EXPECT_FALSE(slow.back().WaitClosedByServer(absl::Milliseconds(100)));
 }
 
 }  // namespace

@@ -27,11 +27,11 @@ namespace {
 constexpr int kPlans = 1, kPlanOps = 1, kPlanSteps = 8;
 constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
 constexpr int kRankCap = 64;
-constexpr int kCoordinatorBound = 11 + 25 * (kPlans + 1) + 7 * kPlans +
+constexpr int kCoordinatorBound = 4 + 25 * (kPlans + 1) + 7 * kPlans +
                                   (kPlanOps + 9) + 8 * (kPlanSteps + kStepCap) +
                                   kRanks + kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).
-constexpr int kNodeBound = 12 + 32 + kRanksPerNode * kRankCap;
+constexpr int kNodeBound = 5 + 32 + kRanksPerNode * kRankCap;
 
 // The agent's per-rank series a sweep leaves on a node, per local rank:
 // the smallest and the largest size of each op (one when it ran one size),
