@@ -19,7 +19,7 @@ constexpr MissingFlag kMissing[] = {
      "per GPU (or --ranks CPU ranks)"},
     {"-m",
      "nccl-tests' ops per timed iteration: every op is timed (short "
-     "ops in a loop of at least 20, README 'Timing')"},
+     "ops in a loop of at least 20, docs/gpus.md 'Timing')"},
     {"-N", "nccl-tests' run cycles: repeat with a schedule or a plan"},
     {"-p",
      "nccl-tests' parallel init: communicators persist between sweeps "

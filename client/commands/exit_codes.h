@@ -1,4 +1,4 @@
-// The CLI's exit codes (README "Exit codes").
+// The CLI's exit codes (docs/exit-codes.md).
 #pragma once
 
 #include "absl/status/status.h"
@@ -14,7 +14,7 @@ inline constexpr int kExitUnreachable = 3;  // unreachable or refused
 inline constexpr int kExitBusy = 4;
 inline constexpr int kExitGateFailed = 5;  // --fail-on-regression, --min-busbw
 
-// What each code means, for `fabricpulse --help` (keep README "Exit codes"
+// What each code means, for `fabricpulse --help` (keep docs/exit-codes.md
 // in step).
 struct ExitCodeMeaning {
   int code;

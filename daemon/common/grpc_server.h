@@ -10,8 +10,8 @@
 
 namespace fabricpulse::common {
 
-// What one daemon's gRPC server allows whoever calls (docs: README
-// "Security", "Calls per caller").
+// What one daemon's gRPC server allows whoever calls (docs/security.md,
+// "Calls per caller").
 struct ServerCallLimits {
   // Concurrent calls on one connection (HTTP/2 MAX_CONCURRENT_STREAMS);
   // a client past it waits for a stream to end.

@@ -1,6 +1,6 @@
 // Every bound on what a client, an agent or time can grow, in one place.
 // Each is enforced where the input arrives, with one error naming the field,
-// the bound and the value's length (README, "Bounds"). The message-size
+// the bound and the value's length (docs/bounds.md). The message-size
 // limits are derived from the others; tests/unit/coordinator/
 // message_bounds_test.cc builds the largest response each bound allows and
 // checks that it fits.

@@ -2,7 +2,7 @@
 // the recent completed sweeps, by more than the threshold AND by more than
 // that step's own measured spread? Pure functions, no I/O.
 //
-// The rule (README "Baselines and regressions", docs/metrics.md):
+// The rule (docs/verdicts.md "Baselines and regressions", docs/metrics.md):
 //  - The baseline of a step is the window of the newest *succeeded* sweeps
 //    of the same plan, op, dtype, size, placement, rank count and topology
 //    (the caller selects them; running, failed, aborted and interrupted

@@ -5,7 +5,7 @@
 #   - promtool test rules on deploy/prometheus/tests/*_test.yaml
 #   - every alert has summary, description and a runbook_url under the base
 #     alert_rules.yaml names, whose docs/runbooks/ file and section exist;
-#     every alert is in README's alert table
+#     every alert is in the alert table of docs/alerts.md
 #   - the dashboards are current with deploy/grafana/src/*.jsonnet
 #   - dashboard structure and the metrics contract (observability_lint.py)
 #   - every dashboard query, variables replaced, parsed by promtool check rules
@@ -47,12 +47,12 @@ tests=("$prom"/tests/*_test.yaml)
 step "promtool test rules: ${tests[*]}"
 promtool test rules "${tests[@]}"
 
-step "alert annotations, runbooks (docs/runbooks/) and README's alert table"
-python3 - "$prom/alert_rules.yaml" docs/runbooks README.md <<'PY'
+step "alert annotations, runbooks (docs/runbooks/) and the alert table (docs/alerts.md)"
+python3 - "$prom/alert_rules.yaml" docs/runbooks docs/alerts.md <<'PY'
 import os, re, sys
 import yaml
 
-rules_path, runbooks, readme = sys.argv[1:4]
+rules_path, runbooks, alert_doc = sys.argv[1:4]
 if not os.path.isdir(runbooks):
     sys.exit("FAIL: %s missing" % runbooks)
 problems = []
@@ -76,7 +76,7 @@ def anchors(path):
     return out
 
 
-table = [l for l in open(readme) if l.startswith("|")]
+table = [l for l in open(alert_doc) if l.startswith("|")]
 alerts = set()
 for group in yaml.safe_load(text)["groups"]:
     gname = group["name"].split(".", 1)[-1]
@@ -101,7 +101,7 @@ for group in yaml.safe_load(text)["groups"]:
             problems.append("%s: %s has no section '## %s'" %
                             (name, path, name))
         if not any("`%s`" % name in l for l in table):
-            problems.append("%s: not in a table of %s" % (name, readme))
+            problems.append("%s: not in a table of %s" % (name, alert_doc))
 # A runbook section for an alert that no longer exists.
 for f in sorted(os.listdir(runbooks)):
     for line in open(os.path.join(runbooks, f)):
@@ -113,7 +113,7 @@ for p in problems:
     print("FAIL: %s" % p, file=sys.stderr)
 if problems:
     sys.exit(1)
-print("%d alerts: annotations, runbooks and README table OK" % len(alerts))
+print("%d alerts: annotations, runbooks and the docs/alerts.md table OK" % len(alerts))
 PY
 
 step "dashboards generated from deploy/grafana/src/*.jsonnet are current"

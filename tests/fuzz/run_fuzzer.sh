@@ -17,6 +17,6 @@ if ! "$bin" "${args[@]}" "$work/new" "$corpus" </dev/null; then
   echo "run_fuzzer: $name failed; the input is in $work/artifacts/:" >&2
   ls -l "$work/artifacts/" >&2
   echo "Reproduce: $bin $work/artifacts/<file>. Then fix it, copy the file" \
-       "into $corpus/ and add a unit test (README, Tests: fuzzing)." >&2
+       "into $corpus/ and add a unit test (docs/testing.md, Fuzzing)." >&2
   exit 1
 fi

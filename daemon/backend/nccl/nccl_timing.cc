@@ -208,10 +208,10 @@ absl::Status NcclCommunicator::TimeIterations(const core::Step& step,
   }
   // Per-iteration events (the default) time each iteration on its own, for
   // p50/p99, at the cost of an event record between ops (about 2 us per
-  // op on an H200: README, "Percentiles and their cost"). Where an op takes
-  // long enough for that to vanish (>= kOneByOneAloneAbove, judged from the
-  // warm-ups), one loop timed one by one gives the mean and the
-  // percentiles. Shorter ops get the percentiles from a loop timed one by
+  // op on an H200: docs/performance.md, "Percentiles and their cost").
+  // Where an op takes long enough for that to vanish (>= kOneByOneAloneAbove,
+  // judged from the warm-ups), one loop timed one by one gives the mean and
+  // the percentiles. Shorter ops get the percentiles from a loop timed one by
   // one and the mean from a loop timed as a whole (nccl-tests' method, no
   // event between ops) queued right behind it (TimedLoopPair), so the
   // mean's ops follow busy ones as in sustained use rather than an idle

@@ -321,7 +321,7 @@ TEST(CampaignTest, TooFewPeersJudgeOnlyFailuresUnlessAnExpectedBusbwIsSet) {
 // (one-off bad numbers). A node is named only when both its first pass and
 // its second pass are bad, about 0.02^2 per node and campaign; the rule's
 // measured rate must stay within 1e-3 per node-campaign (the figure is in
-// the README). Without the second pass, 2 % of nodes would be named.
+// docs/verdicts.md). Without the second pass, 2 % of nodes would be named.
 TEST(CampaignTest, FalseAlarmRateOnAHealthyNoisyFleetIsMeasuredAndSmall) {
   int named = 0, suspects_seen = 0, node_campaigns = 0;
   for (uint64_t seed = 1; seed <= 500; ++seed) {

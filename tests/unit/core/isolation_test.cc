@@ -204,7 +204,7 @@ TEST(IsolationTest, NamesTheDropsARegressionReports) {
 // instead) in 6, nobody in the rest ("nothing confirmed": the collective
 // saw it, the pairwise runs did not confirm it). The bounds keep that
 // quality: at most 1 % false alarms, at least 75 % found, at most 2 %
-// wrong. The figures are printed (and in the README).
+// wrong. The figures are printed (and in docs/isolate.md).
 TEST(IsolationTest, UnderNoiseNamesNobodyHealthyAndFindsA30PercentLink) {
   int false_alarms = 0, found = 0, wrong = 0;
   constexpr int kRuns = 200;
