@@ -117,7 +117,11 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
           "Isolations the coordinator ran by itself after a plan's sweep "
           "regressed or failed, by verdict")),
       pairs_(registry),
-      campaigns_(registry) {}
+      campaigns_(registry) {
+  // Ad-hoc sweeps have baselines too: their counters start at 0 as a
+  // configured plan's do (AddPlan).
+  AddPlan("", /*isolates=*/false);
+}
 
 void CoordinatorMetrics::IsolationFinished(const std::string& plan,
                                            const std::string& verdict) {
@@ -298,6 +302,10 @@ void CoordinatorMetrics::CommInit(int nranks, double seconds) {
 void CoordinatorMetrics::SetAgents(int alive, int lost) {
   agents_alive_.Set(alive);
   agents_lost_.Set(lost);
+}
+
+void CoordinatorMetrics::NodeRegistered(const std::string& node) {
+  hangs_.Add({{"node", node}});
 }
 
 void CoordinatorMetrics::HangCulprit(const std::string& node, int gpu,

@@ -125,6 +125,10 @@ class CoordinatorMetrics {
   // series exists.
   void HangCulprit(const std::string& node, int gpu, int rank);
 
+  // A node registered: creates fabricpulse_hangs_total{node} at 0 (when
+  // absent), so that increase() sees its first hang.
+  void NodeRegistered(const std::string& node);
+
   // Removes the fabricpulse_hang_culprit series, if any: for a failed sweep
   // whose diagnosis named no culprit. Idempotent.
   void ClearHangCulprit();

@@ -54,6 +54,7 @@ absl::Status CoordinatorServiceImpl::AnswerRegister(
                   absl::StrCat("registered node ", request.agent().node_name(),
                                " at ", request.agent().address(), " (epoch ",
                                registered->epoch, ")"));
+  orchestrator_->NodeRegistered(request.agent().node_name());
   response.set_agent_id(registered->agent_id);
   response.set_membership_epoch(registered->epoch);
   // The agents gauge is refreshed by the coordinator's housekeeping: doing

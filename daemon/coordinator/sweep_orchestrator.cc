@@ -85,6 +85,10 @@ void SweepOrchestrator::UpdateAgentMetrics() {
   metrics_->SetAgents(counts.alive, counts.lost);
 }
 
+void SweepOrchestrator::NodeRegistered(const std::string& node) {
+  metrics_->NodeRegistered(node);
+}
+
 absl::StatusOr<std::vector<v1::AgentInfo>> SweepOrchestrator::PlanMembers(
     const std::string& plan) {
   return planner_.PlanMembers(plan);

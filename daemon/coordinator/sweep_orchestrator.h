@@ -99,6 +99,8 @@ class SweepOrchestrator {
   // lazily: call it periodically so that a lost agent shows without a
   // client asking).
   void UpdateAgentMetrics();
+  // A node registered: its per-node counters start at 0.
+  void NodeRegistered(const std::string& node);
   uint64_t sweeps_started();
 
  private:

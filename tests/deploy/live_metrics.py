@@ -161,7 +161,7 @@ def parse_expectations(path):
                          (path, n))
             key, expect, reason = parts
             key = normalize_key(key)
-            if not (expect in ("data", "empty", "evaluates") or
+            if not (expect in ("data", "empty", "zero", "evaluates") or
                     expect.startswith("if:")):
                 sys.exit("live_metrics: %s:%d: unknown expectation %r" %
                          (path, n, expect))
@@ -331,6 +331,13 @@ def cmd_queries(args):
             want = True
         elif expect == "empty":
             want = False
+        elif expect == "zero":  # series that exist, every one at 0
+            want = True
+            nonzero = [m for m, v in result if float(v) != 0]
+            if nonzero:
+                failures.append("%s [%s]: expected every value 0, got %d "
+                                "non-zero: %s" % (key, where, len(nonzero),
+                                                  nonzero[:3]))
         elif expect.startswith("if:"):
             try:
                 want = bool(query(args.url, expect[3:]))
