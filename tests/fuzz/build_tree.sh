@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Configures (once) and builds the fuzz tree: the libFuzzer targets of
 # tests/fuzz with clang, AddressSanitizer and UBSan, and only the code they
-# link. Run by the main build's target fuzz_tree (scripts/build.sh).
+# link. Run by the main build's target fuzz_tree (scripts/build.sh --all).
 #   build_tree.sh SOURCE_DIR FUZZ_BUILD_DIR CLANGXX
 set -euo pipefail
 src="$1" dir="$2" cxx="$3"
