@@ -20,8 +20,8 @@ inline grpc::ChannelArguments ClientChannelArguments() {
 // bandwidth-delay product: with GRPC_ARG_HTTP2_BDP_PROBE on, HTTP/2 flow
 // control follows each burst of data it receives with a PING to size its
 // receive window, one more round trip per heartbeat that wakes both
-// processes again (tests/perf/idle_cpu.sh; figures in docs/performance.md). Their
-// receive windows stay at HTTP/2's 64 KiB, ample for what they receive:
+// processes again (tests/perf/idle_cpu.sh; figures in docs/performance.md).
+// Their receive windows stay at HTTP/2's 64 KiB, ample for what they receive:
 // heartbeats and requests (the largest, a SweepRequest of ~4.3 MB, takes ~70
 // round trips).
 inline void NoBdpProbe(grpc::ChannelArguments& args) {

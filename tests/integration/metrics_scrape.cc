@@ -77,6 +77,22 @@ int CountSeries(const std::string& text, const std::string& prefix) {
   return n;
 }
 
+int CountNonZeroSeries(const std::string& text, const std::string& prefix) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty() || line[0] == '#' || !absl::StartsWith(line, prefix)) {
+      continue;
+    }
+    double value = 0;
+    const size_t space = line.rfind(' ');
+    if (space == absl::string_view::npos ||
+        !absl::SimpleAtod(line.substr(space + 1), &value) || value != 0) {
+      ++n;
+    }
+  }
+  return n;
+}
+
 double SeriesValue(const std::string& text, const std::string& series) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (!absl::ConsumePrefix(&line, series) || !absl::ConsumePrefix(&line, " "))

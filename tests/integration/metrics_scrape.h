@@ -15,6 +15,10 @@ absl::StatusOr<std::string> ScrapeMetrics(const std::string& address);
 // starts with `prefix`.
 int CountSeries(const std::string& text, const std::string& prefix = "");
 
+// Sample lines whose name starts with `prefix` and whose value is not 0
+// (counters that exist at 0 from the start count only once they moved).
+int CountNonZeroSeries(const std::string& text, const std::string& prefix);
+
 // The value of `series` (name{labels} exactly as exported), or -1 when it
 // is absent.
 double SeriesValue(const std::string& text, const std::string& series);
