@@ -148,34 +148,6 @@ int main(int argc, char** argv) {
                    "rewrites it every minute): unknown; 2m to 24h")
       ->capture_default_str();
 
-  // Not under `local`: it reads the history of a running coordinator.
-  fabricpulse::client::CompareFlags compare_flags;
-  CLI::App* compare = app.add_subcommand(
-      "compare",
-      "Two sweeps of the history side by side: B/A per op, size and "
-      "placement, rows beyond noise marked slower or faster");
-  compare->add_option("a", compare_flags.a, "Sweep id A (the reference)")
-      ->required();
-  compare->add_option("b", compare_flags.b, "Sweep id B")->required();
-  compare
-      ->add_option("--threshold", compare_flags.threshold_percent,
-                   "A row differs beyond noise when |B/A - 1| exceeds this "
-                   "(%, more than 0 up to 100) and the rows' own p50..p99 "
-                   "spread")
-      ->capture_default_str();
-  WithChoices(compare
-                  ->add_option("-o,--output", compare_flags.output,
-                               "table, json or csv")
-                  ->capture_default_str(),
-              fabricpulse::client::kFormats);
-  WithChoices(compare
-                  ->add_option("--bw-unit", compare_flags.bw_unit,
-                               "GBps (1e9 bytes/s) or Gbps (1e9 bits/s)")
-                  ->capture_default_str(),
-              fabricpulse::client::kBwUnits);
-  compare->add_flag("--fail-on-slower", compare_flags.fail_on_slower,
-                    "Exit 5 when a row of B is slower beyond noise");
-
   // Not under `local`: it reads a file and starts nothing.
   fabricpulse::client::ConfigCheckFlags config_flags;
   CLI::App* config = app.add_subcommand(
@@ -257,9 +229,6 @@ int main(int argc, char** argv) {
                       : fabricpulse::client::BashCompletion(model));
     return std::cout.flush() ? fabricpulse::client::kExitOk
                              : fabricpulse::client::kExitFailed;
-  }
-  if (compare->parsed()) {
-    return fabricpulse::client::RunCompareCommand(coordinator, compare_flags);
   }
   if (config_check->parsed()) {
     return fabricpulse::client::RunConfigCheck(config_flags, absl::Now(),

@@ -50,6 +50,9 @@ int RunSelected(const CommandSet& set, const CoordinatorTarget& coordinator) {
   if (set.report->parsed()) {
     return RunReportCommand(coordinator, set.report_flags);
   }
+  if (set.compare->parsed()) {
+    return RunCompareCommand(coordinator, set.compare_flags);
+  }
   PrintError("no subcommand; see --help");
   return kExitBadInput;
 }

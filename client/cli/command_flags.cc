@@ -302,6 +302,31 @@ CLI::App* AddListing(CLI::App& app, const std::string& name,
   return command;
 }
 
+// Reads the history: under `local`, that of --state-dir.
+void AddCompareCommand(CLI::App& app, CommandSet& set) {
+  CompareFlags& f = set.compare_flags;
+  set.compare = app.add_subcommand(
+      "compare",
+      "Two sweeps of the history side by side: B/A per op, size and "
+      "placement, rows beyond noise marked slower or faster");
+  set.compare->add_option("a", f.a, "Sweep id A (the reference)")->required();
+  set.compare->add_option("b", f.b, "Sweep id B")->required();
+  set.compare
+      ->add_option("--threshold", f.threshold_percent,
+                   "A row differs beyond noise when |B/A - 1| exceeds this "
+                   "(%, more than 0 up to 100) and the rows' own p50..p99 "
+                   "spread")
+      ->capture_default_str();
+  WithChoices(set.compare->add_option("-o,--output", f.output, kOutputHelp)
+                  ->capture_default_str(),
+              kFormats);
+  WithChoices(set.compare->add_option("--bw-unit", f.bw_unit, kBwUnitHelp)
+                  ->capture_default_str(),
+              kBwUnits);
+  set.compare->add_flag("--fail-on-slower", f.fail_on_slower,
+                        "Exit 5 when a row of B is slower beyond noise");
+}
+
 }  // namespace
 
 void AddCommands(CLI::App& app, CommandSet& set) {
@@ -389,6 +414,7 @@ void AddCommands(CLI::App& app, CommandSet& set) {
                         "Sweep id (default: every running sweep)");
   AddMatrixCommand(app, set);
   AddIsolateCommand(app, set);
+  AddCompareCommand(app, set);
 }
 
 }  // namespace fabricpulse::client

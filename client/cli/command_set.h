@@ -1,5 +1,6 @@
 // The subcommands that talk to a coordinator (agents, plans, schedules,
-// nodes, campaign, sweep, results, diagnose, report, abort, matrix, isolate):
+// nodes, campaign, sweep, results, diagnose, report, abort, matrix, isolate,
+// compare):
 // their flags, added both at the top level and under `local`, and running the
 // one that was parsed.
 #pragma once
@@ -10,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "client/commands/campaign_command.h"
+#include "client/commands/compare_command.h"
 #include "client/commands/coordinator_connection.h"
 #include "client/commands/isolate_command.h"
 #include "client/commands/matrix_command.h"
@@ -52,6 +54,8 @@ struct CommandSet {
   IsolateFlags isolate_flags;
   CLI::App* report = nullptr;
   ReportFlags report_flags;
+  CLI::App* compare = nullptr;
+  CompareFlags compare_flags;
 };
 
 // Adds the commands and their flags to `app`; `set` keeps what they parse

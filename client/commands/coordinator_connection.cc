@@ -94,7 +94,7 @@ int ReportCallError(const std::string& command, const grpc::Status& status,
                        : ExitCodeFor(s);
   PrintError(absl::StrCat(
       command, ": ", code == kExitUnreachable ? "refused: " : "", s.message()));
-  return code == kExitBusy ? kExitFailed : code;
+  return code;
 }
 
 void PrintError(const std::string& message) {

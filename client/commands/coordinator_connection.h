@@ -39,7 +39,8 @@ int ReportConnectError(const absl::Status& status);
 // or not a coordinator (UNIMPLEMENTED: another gRPC server, e.g. an
 // agent's port); 2 INVALID_ARGUMENT, and NOT_FOUND when the call looked up
 // what the user `named` (a sweep id: an unknown value), where without a
-// name it means there is nothing to act on (exit 1); 1 otherwise.
+// name it means there is nothing to act on (exit 1); 4 RESOURCE_EXHAUSTED
+// (the caller has as many calls in flight as it may); 1 otherwise.
 int ReportCallError(const std::string& command, const grpc::Status& status,
                     bool named = false);
 

@@ -12,7 +12,9 @@ inline constexpr int kExitUnreachable = 3;  // unreachable or refused
 // Members busy with another sweep, a member GPU busy with a foreign compute
 // process, or the sweep preempted by one.
 inline constexpr int kExitBusy = 4;
-inline constexpr int kExitGateFailed = 5;  // --fail-on-regression, --min-busbw
+// A gate: sweep --fail-on-regression or --min-busbw, matrix
+// --fail-on-flagged, compare --fail-on-slower.
+inline constexpr int kExitGateFailed = 5;
 
 // What each code means, for `fabricpulse --help` (keep docs/exit-codes.md
 // in step).
@@ -34,7 +36,9 @@ inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
      "busy: the members run another sweep, a member GPU runs a foreign "
      "process, the sweep was preempted by one, or the caller has as many "
      "calls in flight as it may"},
-    {kExitGateFailed, "a gate failed (--fail-on-regression, --min-busbw)"},
+    {kExitGateFailed,
+     "a gate failed (--fail-on-regression, --min-busbw, --fail-on-flagged, "
+     "--fail-on-slower)"},
 };
 
 // Exit code for a status returned by the coordinator.
