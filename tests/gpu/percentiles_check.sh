@@ -10,13 +10,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="${1:-$(cd "$here/../.." && pwd)}"
-BIN="$root/bin"
-[ -x "$BIN/fabricpulse" ] || BIN="$root/build/bin"
-if [ -z "${NCCL_LIB_DIR:-}" ]; then
-  NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
-fi
-export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/../perf/cluster_lib.sh"
+bundle_env "$root"
 ngpu=$(nvidia-smi -L | wc -l)
 cluster_up 1 "$ngpu" nccl FABRICPULSE_FAULT_LATE_RANK=0:2ms:10 || exit 1
 sweep() {

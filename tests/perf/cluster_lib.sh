@@ -16,6 +16,18 @@
 # the operator identity, so the script's own `fabricpulse --coordinator
 # "$COORD" ...` calls work; cluster_down unsets them.
 
+# bundle_env ROOT: BIN (ROOT/bin of a bundle, else ROOT/build/bin of a
+# build tree) and LD_LIBRARY_PATH with the NCCL wheel's lib dir in front
+# (NCCL_LIB_DIR, found from python3's nvidia.nccl when unset).
+bundle_env() {
+  BIN="$1/bin"
+  [ -x "$BIN/fabricpulse" ] || BIN="$1/build/bin"
+  if [ -z "${NCCL_LIB_DIR:-}" ]; then
+    NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
+  fi
+  export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
+}
+
 CLUSTER_PIDS=()
 CLUSTER_DIR=""
 

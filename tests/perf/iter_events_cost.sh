@@ -12,13 +12,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="${1:-$(cd "$here/../.." && pwd)}"
-BIN="$root/bin"
-[ -x "$BIN/fabricpulse" ] || BIN="$root/build/bin"
-if [ -z "${NCCL_LIB_DIR:-}" ]; then
-  NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
-fi
-export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/cluster_lib.sh"
+bundle_env "$root"
 ngpu=$(nvidia-smi -L | wc -l)
 # field KEY: the first step's KEY (seconds) in microseconds, or null.
 field() { sed -n "s/.*\"$1\": \([0-9.e+null-]*\).*/\1/p" | head -1 | awk '{ if ($1 == "null") print "null"; else printf "%.3f\n", $1 * 1e6 }'; }

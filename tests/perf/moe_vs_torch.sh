@@ -15,13 +15,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="${1:?usage: $0 BUNDLE_DIR OUT_DIR}"
 out="${2:?usage: $0 BUNDLE_DIR OUT_DIR}"
 mkdir -p "$out"
-BIN="$root/bin"
-[ -x "$BIN/fabricpulse" ] || BIN="$root/build/bin"
-if [ -z "${NCCL_LIB_DIR:-}" ]; then
-  NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
-fi
-export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/cluster_lib.sh"
+bundle_env "$root"
 ngpu=$(nvidia-smi -L | wc -l)
 rounds="${ROUNDS:-3}"
 tokens=4096 hidden=7168 topk=8 experts=8 skew=0 seed=1 dtype=bfloat16

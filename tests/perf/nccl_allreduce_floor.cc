@@ -1,10 +1,15 @@
 // C-level NCCL reference for small-message latency, timed the way
 // FabricPulse's NCCL backend times a step (and nccl-tests): an out-of-place
-// 8-byte float all_reduce, `warmup` ops, then `iters` back-to-back ops
-// between two CUDA events; and the same `iters` ops captured once in a CUDA
-// graph, one warm-up replay, one timed replay.
+// float op (8-byte all_reduce by default), `warmup` ops, then `iters`
+// back-to-back ops between two CUDA events; and the same `iters` ops
+// captured once in a CUDA graph, one warm-up replay, one timed replay.
 //
-//   nccl_allreduce_floor [ITERS [WARMUP [NGPUS]]]    (defaults 1000 100 all)
+//   [FLOOR_OP=OP] [FLOOR_BYTES=N] nccl_allreduce_floor [ITERS [WARMUP [NGPUS]]]
+//       (defaults: all_reduce, 8, 1000 100 all)
+//
+// OP and bytes as nccl-tests and FabricPulse count them: all_reduce N bytes
+// in and out; all_gather N bytes out, N / ranks in from each rank;
+// sendrecv N bytes to rank + 1 and from rank - 1 (to itself on one GPU).
 //
 // Multi-process: one forked process per GPU, like FabricPulse's workers.
 // Every child is forked before any CUDA call (the parent never touches
@@ -98,11 +103,16 @@ struct Shared {
 };
 static_assert(std::atomic<int>::is_always_lock_free);
 
+enum class Op { kAllReduce, kAllGather, kSendRecv };
+
 struct Options {
   int iters = 1000;
   int warmup = 100;
   int ngpus = 0;  // 0: all visible
   double deadline = 0;
+  Op op = Op::kAllReduce;
+  const char* op_name = "all_reduce";
+  size_t bytes = 8;
 };
 
 // Waits for `event` without a blocking synchronize, bounded by the run's
@@ -128,6 +138,7 @@ struct Gpu {
   cudaStream_t stream = nullptr;
   float* send = nullptr;
   float* recv = nullptr;
+  size_t bytes = 8;  // of recv; send holds as much
   cudaEvent_t start = nullptr, stop = nullptr;
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
@@ -135,16 +146,33 @@ struct Gpu {
   void Setup() {
     CUDA_OK(cudaSetDevice(device));
     CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CUDA_OK(cudaMalloc(&send, 8));
-    CUDA_OK(cudaMalloc(&recv, 8));
-    CUDA_OK(cudaMemset(send, 0, 8));
-    CUDA_OK(cudaMemset(recv, 0, 8));
+    CUDA_OK(cudaMalloc(&send, bytes));
+    CUDA_OK(cudaMalloc(&recv, bytes));
+    CUDA_OK(cudaMemset(send, 0, bytes));
+    CUDA_OK(cudaMemset(recv, 0, bytes));
     CUDA_OK(cudaEventCreate(&start));
     CUDA_OK(cudaEventCreate(&stop));
     CUDA_OK(cudaDeviceSynchronize());
   }
-  void AllReduce() {
-    NCCL_OK(ncclAllReduce(send, recv, 2, ncclFloat, ncclSum, comm, stream));
+  // One op of `o` on this rank of `n`.
+  void Enqueue(const Options& o, int rank, int n) {
+    const size_t count = bytes / sizeof(float);
+    switch (o.op) {
+      case Op::kAllReduce:
+        NCCL_OK(
+            ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream));
+        break;
+      case Op::kAllGather:
+        NCCL_OK(ncclAllGather(send, recv, count / n, ncclFloat, comm, stream));
+        break;
+      case Op::kSendRecv:
+        NCCL_OK(ncclGroupStart());
+        NCCL_OK(ncclSend(send, count, ncclFloat, (rank + 1) % n, comm, stream));
+        NCCL_OK(
+            ncclRecv(recv, count, ncclFloat, (rank + n - 1) % n, comm, stream));
+        NCCL_OK(ncclGroupEnd());
+        break;
+    }
   }
   double ElapsedUs(int iters) {
     float ms = 0;
@@ -255,13 +283,15 @@ void BecomeChild(const char* tag, pid_t parent, const Options& o) {
   std::vector<Gpu> gpus(1);
   Gpu& g = gpus[0];
   g.device = rank;
+  g.bytes = o.bytes;
   CUDA_OK(cudaSetDevice(rank));
   NCCL_OK(ncclCommInitRank(&g.comm, n, shared->id, rank));
   g.Setup();
   // Posts the figures before tearing down: the parent prints them even if
   // teardown misbehaves.
   TimeLoops(
-      gpus, o, [&g] { g.AllReduce(); }, &shared->ranks[rank]);
+      gpus, o, [&g, &o, rank, n] { g.Enqueue(o, rank, n); },
+      &shared->ranks[rank]);
   g.DestroyGraph();
   g.Release();
   _exit(0);
@@ -393,6 +423,34 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [ITERS [WARMUP [NGPUS]]]\n", argv[0]);
     return 2;
   }
+  if (const char* op = std::getenv("FLOOR_OP")) {
+    o.op_name = op;
+    if (std::strcmp(op, "all_reduce") == 0) {
+      o.op = Op::kAllReduce;
+    } else if (std::strcmp(op, "all_gather") == 0) {
+      o.op = Op::kAllGather;
+    } else if (std::strcmp(op, "sendrecv") == 0) {
+      o.op = Op::kSendRecv;
+    } else {
+      std::fprintf(stderr,
+                   "FLOOR_OP: '%s': allowed: all_reduce, all_gather, "
+                   "sendrecv\n",
+                   op);
+      return 2;
+    }
+  }
+  if (const char* b = std::getenv("FLOOR_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(b, &end, 10);
+    if (end == b || *end != '\0' || v < 8 || v > (1ULL << 30) || v % 8 != 0) {
+      std::fprintf(stderr,
+                   "FLOOR_BYTES: '%s': allowed: 8 to 1073741824, a multiple "
+                   "of 8\n",
+                   b);
+      return 2;
+    }
+    o.bytes = v;
+  }
   double budget = 50;
   if (const char* env = std::getenv("FLOOR_TIMEOUT_S")) budget = std::atof(env);
   if (budget <= 0) budget = 50;
@@ -415,10 +473,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nccl_allreduce_floor: %d usable GPU(s)\n", n);
     return 1;
   }
+  if (o.op == Op::kAllGather && o.bytes % (sizeof(float) * n) != 0) {
+    std::fprintf(stderr,
+                 "FLOOR_BYTES: all_gather of %zu B does not split into %d "
+                 "ranks' floats\n",
+                 o.bytes, n);
+    return 2;
+  }
   std::fprintf(stderr,
-               "nccl_allreduce_floor: %d GPU(s), 8 B float all_reduce, "
+               "nccl_allreduce_floor: %d GPU(s), %zu B float %s, "
                "out-of-place, %d warm-ups + %d timed ops\n",
-               n, o.warmup, o.iters);
+               n, o.bytes, o.op_name, o.warmup, o.iters);
 
   // Multi-process: one child per GPU.
   for (int r = 0; r < n; ++r) {

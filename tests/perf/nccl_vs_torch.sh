@@ -15,13 +15,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="${1:-$(cd "$here/../.." && pwd)}"
 out="${2:-$(mktemp -d)}"
 mkdir -p "$out"
-BIN="$root/bin"
-[ -x "$BIN/fabricpulse" ] || BIN="$root/build/bin"
-if [ -z "${NCCL_LIB_DIR:-}" ]; then
-  NCCL_LIB_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null)
-fi
-export LD_LIBRARY_PATH="${NCCL_LIB_DIR:-}:${LD_LIBRARY_PATH:-}"
 source "$here/cluster_lib.sh"
+bundle_env "$root"
 ngpu=$(nvidia-smi -L | wc -l)
 ops="${OPS:-all_reduce,all_gather,reduce_scatter,alltoall,broadcast,sendrecv}"
 sizes="${SIZES:-8 1048576 16777216 67108864 268435456 1073741824 8589934592}"
