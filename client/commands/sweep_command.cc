@@ -19,6 +19,7 @@
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
+#include "daemon/core/status_reason.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -56,8 +57,7 @@ absl::StatusOr<absl::Duration> ParseSweepWait(const std::string& text) {
 }
 
 bool MembersBusy(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kResourceExhausted &&
-         absl::StrContains(status.message(), " is busy with sweep ");
+  return core::ReasonOf(status) == core::StatusReason::kMembersBusy;
 }
 
 absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
@@ -120,9 +120,11 @@ namespace {
 
 // A sweep refused before it started: one line, and its exit code.
 int ReportRefused(const absl::Status& status) {
+  // UNAVAILABLE from the coordinator about a member is the sweep's failure
+  // (1); any other is the coordinator itself (3).
   const bool unreachable =
       status.code() == absl::StatusCode::kUnavailable &&
-      status.message().find("coordinator") != absl::string_view::npos;
+      core::ReasonOf(status) != core::StatusReason::kMemberUnavailable;
   PrintError(absl::StrCat(status.code() == absl::StatusCode::kInvalidArgument
                               ? "invalid sweep: "
                               : "",

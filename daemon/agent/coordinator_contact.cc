@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "daemon/core/status_reason.h"
 
 namespace fabricpulse::agent {
 
@@ -47,16 +48,21 @@ absl::Status CoordinatorContact::CheckLease(const std::string& sweep_id,
                                             absl::Time now) const {
   absl::MutexLock lock(&mu_);
   if (last_answer_sent_ >= started && last_sweep_ != sweep_id) {
-    return absl::UnavailableError(
-        absl::StrCat("sweep lease ended: the coordinator no longer runs sweep ",
-                     sweep_id, " on this node"));
+    return core::WithReason(
+        absl::UnavailableError(absl::StrCat(
+            "sweep lease ended: the coordinator no longer runs sweep ",
+            sweep_id, " on this node")),
+        core::StatusReason::kSweepLeaseEnded);
   }
   const absl::Time contact = std::max(started, last_answer_sent_);
   if (now - contact > lease) {
-    return absl::UnavailableError(absl::StrFormat(
-        "sweep lease expired: no answer from the coordinator for %.1f s "
-        "(lease %.1f s)",
-        absl::ToDoubleSeconds(now - contact), absl::ToDoubleSeconds(lease)));
+    return core::WithReason(
+        absl::UnavailableError(absl::StrFormat(
+            "sweep lease expired: no answer from the coordinator for %.1f s "
+            "(lease %.1f s)",
+            absl::ToDoubleSeconds(now - contact),
+            absl::ToDoubleSeconds(lease))),
+        core::StatusReason::kSweepLeaseEnded);
   }
   return absl::OkStatus();
 }

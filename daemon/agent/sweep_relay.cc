@@ -161,7 +161,7 @@ absl::Status SweepRelay::Run(
         FP_LOG_WARNING(absl::StrCat("sweep ", request_.sweep_id(), " on node ",
                                     node_name_, ": ", held.message(),
                                     "; aborting its workers"));
-        failure = absl::UnavailableError(held.message());
+        failure = held;
       }
     }
     if (!aborted && rank_error.ok() && failure.ok()) {

@@ -8,6 +8,7 @@
 #include "daemon/coordinator/agent_info_rules.h"
 #include "daemon/core/log.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/status_reason.h"
 
 namespace fabricpulse::coordinator {
 
@@ -287,8 +288,10 @@ absl::StatusOr<std::vector<v1::AgentInfo>> Membership::Select(
       if (!record.lost) out.push_back(record.info);
     }
     if (out.empty()) {
-      return absl::UnavailableError(
-          "no live agent is registered with the coordinator");
+      return core::WithReason(
+          absl::UnavailableError(
+              "no live agent is registered with the coordinator"),
+          core::StatusReason::kMemberUnavailable);
     }
     return out;
   }
@@ -311,9 +314,11 @@ absl::StatusOr<std::vector<v1::AgentInfo>> Membership::Select(
           "; known: ", known.empty() ? "none" : absl::StrJoin(known, ", ")));
     }
     if (it->second.lost) {
-      return absl::UnavailableError(absl::StrCat(
-          "node ", node, " is lost: no heartbeat for ",
-          absl::FormatDuration(clock_->Now() - it->second.last_heartbeat)));
+      return core::WithReason(
+          absl::UnavailableError(absl::StrCat(
+              "node ", node, " is lost: no heartbeat for ",
+              absl::FormatDuration(clock_->Now() - it->second.last_heartbeat))),
+          core::StatusReason::kMemberUnavailable);
     }
     picked[node] = it->second.info;
   }
@@ -327,9 +332,11 @@ absl::Status Membership::Reserve(const std::vector<std::string>& nodes,
   for (const std::string& node : nodes) {
     auto it = by_node_.find(node);
     if (it != by_node_.end() && !it->second.busy_with.empty()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "node ", node, " is busy with sweep ", it->second.busy_with,
-          "; wait for it or run `fabricpulse abort`"));
+      return core::WithReason(
+          absl::ResourceExhaustedError(absl::StrCat(
+              "node ", node, " is busy with sweep ", it->second.busy_with,
+              "; wait for it or run `fabricpulse abort`")),
+          core::StatusReason::kMembersBusy);
     }
   }
   for (const std::string& node : nodes) by_node_[node].busy_with = sweep_id;

@@ -15,6 +15,7 @@
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
+#include "daemon/core/status_reason.h"
 
 namespace fabricpulse::coordinator {
 
@@ -84,9 +85,11 @@ absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
       DescribeAll(*clients_, agents, timeouts_.AgentRpc(), clock_);
   for (size_t i = 0; i < agents.size(); ++i) {
     if (!answers[i].ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "node ", agents[i].node_name(), " (", agents[i].address(),
-          ") does not answer: ", answers[i].status().message()));
+      return core::WithReason(
+          absl::UnavailableError(absl::StrCat(
+              "node ", agents[i].node_name(), " (", agents[i].address(),
+              ") does not answer: ", answers[i].status().message())),
+          core::StatusReason::kMemberUnavailable);
     }
     // An agent's answer is held to the bounds of its registration: it
     // cannot grow the sweep's ranks.
@@ -102,19 +105,23 @@ absl::Status SweepPlanner::Refresh(std::vector<v1::AgentInfo>& agents) {
                        core::QuotePrefix(answers[i]->node_name())));
     }
     if (!valid.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "node ", agents[i].node_name(), " (", agents[i].address(),
-          ") describes itself out of bounds: ", valid.message()));
+      return core::WithReason(
+          absl::UnavailableError(absl::StrCat(
+              "node ", agents[i].node_name(), " (", agents[i].address(),
+              ") describes itself out of bounds: ", valid.message())),
+          core::StatusReason::kMemberUnavailable);
     }
     agents[i] = *answers[i];
     membership_->RefreshNics(agents[i].node_name(), agents[i].address(),
                              agents[i].nics());
     for (const v1::WorkerInfo& w : agents[i].workers()) {
       if (!w.ready()) {
-        return absl::UnavailableError(absl::StrCat(
-            "node ", agents[i].node_name(), " worker ", w.local_index(),
-            " is not ready (starting or restarting after ", w.restarts(),
-            " restart(s)); retry shortly"));
+        return core::WithReason(
+            absl::UnavailableError(absl::StrCat(
+                "node ", agents[i].node_name(), " worker ", w.local_index(),
+                " is not ready (starting or restarting after ", w.restarts(),
+                " restart(s)); retry shortly")),
+            core::StatusReason::kMemberUnavailable);
       }
     }
   }

@@ -12,6 +12,7 @@
 #include "daemon/core/byte_size.h"
 #include "daemon/core/log.h"
 #include "daemon/core/op_traits.h"
+#include "daemon/core/status_reason.h"
 #include "daemon/core/step_merge.h"
 
 namespace fabricpulse::coordinator {
@@ -20,8 +21,7 @@ namespace {  // An agent ended the sweep because its coordinator stopped
 // sweep lease): the root cause of whatever its peers' ranks saw after it
 // aborted (a reset connection), so it is the error the sweep keeps.
 bool IsLeaseEnd(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kUnavailable &&
-         absl::StrContains(status.message(), "sweep lease");
+  return core::ReasonOf(status) == core::StatusReason::kSweepLeaseEnded;
 }
 
 }  // namespace
@@ -82,10 +82,9 @@ void SweepRunner::TakeAgentEnd(const AgentEvent& item, Progress& p) {
   if (item.status.ok()) return;
   if (p.outcome.ok() || (IsLeaseEnd(item.status) && !IsLeaseEnd(p.outcome) &&
                          !IsPreempted(p.outcome))) {
-    p.outcome =
-        absl::Status(item.status.code(),
-                     absl::StrCat("node ", plan_.agents[item.agent].node_name(),
-                                  ": ", item.status.message()));
+    p.outcome = core::Prefixed(
+        item.status,
+        absl::StrCat("node ", plan_.agents[item.agent].node_name(), ": "));
   }
 }
 

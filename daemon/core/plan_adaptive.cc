@@ -4,6 +4,7 @@
 #include <climits>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/plan_parser.h"
@@ -28,15 +29,14 @@ absl::Status ReadItersField(const Field& field, absl::string_view path,
     spec.adaptive.enabled = true;
     return absl::OkStatus();
   }
-  absl::Status status = ReadIntInto(field, path, allowed, &spec.iters);
-  if (absl::IsInvalidArgument(status) && field.value.IsScalar() &&
-      status.message().find("is not a whole number") !=
-          absl::string_view::npos) {
+  int64_t whole = 0;
+  if (field.value.IsScalar() &&
+      !absl::SimpleAtoi(field.value.Scalar(), &whole)) {
     return ConfigError(field.line, path,
                        absl::StrCat(QuotePrefix(field.value.Scalar()),
                                     " is not a whole number or auto"));
   }
-  return status;
+  return ReadIntInto(field, path, allowed, &spec.iters);
 }
 
 absl::Status ReadAdaptivePlanField(absl::string_view key, const Field& field,

@@ -1,9 +1,12 @@
-// The exit code table's 4 (busy) and 5 (a gate failed), per command, on
-// the real binary (issue 33, item 2; the other codes are in
+// The exit code table's 4 (busy) and 5 (a gate failed), per command, and
+// a member's trouble told apart from an unreachable coordinator, on the
+// real binary (issue 33, item 2; the other codes are in
 // exit_codes_integration_test.cc, `sweep --min-busbw` and
 // `--fail-on-regression` in gate_integration_test.cc, a preempted sweep in
 // coexist_integration_test.cc, `matrix --fail-on-flagged` on a shaped link
 // in bad_link_check.sh).
+#include <signal.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -45,6 +48,26 @@ TEST(ExitCodesBusyTest, EveryCommandThatStartsASweepIsFourOnBusyMembers) {
   CliResult abort = RunCli({"--coordinator", cluster->coordinator(), "abort"});
   EXPECT_EQ(abort.exit_code, client::kExitOk) << abort.err;
   running.Join();
+}
+
+TEST(ExitCodesMemberTest, NoLiveAgentIsTheSweepsFailureNotAnUnreachable) {
+  // The coordinator answers, typed (MEMBER_UNAVAILABLE): exit 1. By its
+  // text ("... registered with the coordinator") it used to read as an
+  // unreachable coordinator (3).
+  auto cluster = StartCluster(1, 1);
+  ASSERT_NE(cluster, nullptr);
+  auto stub = Connect(cluster->coordinator());
+  ASSERT_EQ(kill(cluster->agent_pids()[0], SIGKILL), 0);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::vector<v1::AgentInfo> agents = ListAgents(*stub);
+        return !agents.empty() && agents[0].state() == "lost";
+      },
+      absl::Seconds(30)));
+  CliResult r = RunCli({"--coordinator", cluster->coordinator(), "sweep",
+                        "--ops", "all_reduce", "-e", "1K"});
+  EXPECT_EQ(r.exit_code, client::kExitFailed) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "no live agent")) << r.err;
 }
 
 // The sweep id a table's first line names ("# fabricpulse sweep ID: ...").

@@ -3,6 +3,7 @@
 // abort by request, a member that does not answer Describe.
 #include "daemon/coordinator/sweep_orchestrator.h"
 
+#include "daemon/core/status_reason.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/coordinator/metrics_test_util.h"
@@ -212,8 +213,11 @@ TEST_F(OrchestratorTest, KeepsAnAgentsLeaseEndOverItsPeersResetRanks) {
                   absl::UnavailableError("rank 0 on node node-a: worker "
                                          "unreachable or died: reset"));
   b->SetSweepMode(SweepMode::kHang);
-  b->SetAbortEnd(absl::UnavailableError(
-      "sweep lease expired: no answer from the coordinator for 5.0 s"));
+  // As the agent ends it (CoordinatorContact::CheckLease): typed.
+  b->SetAbortEnd(core::WithReason(
+      absl::UnavailableError(
+          "sweep lease expired: no answer from the coordinator for 5.0 s"),
+      core::StatusReason::kSweepLeaseEnded));
   absl::Status status = orchestrator_->Execute(
       ThreeSteps(), "cli", [](const v1::SweepEvent&) { return true; });
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
