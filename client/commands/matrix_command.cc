@@ -13,6 +13,7 @@
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
+#include "daemon/core/sweep_outcome.h"
 #include "daemon/core/sweep_spec.h"
 #include "grpcpp/grpcpp.h"
 
@@ -91,7 +92,10 @@ int RunMatrixCommand(const CoordinatorTarget& coordinator,
   if (!status.ok()) {
     PrintError(absl::StrCat("matrix sweep ", sweep_id, " ", finished.status(),
                             ": ", status.message()));
-    return finished.status() == "preempted" ? kExitBusy : kExitFailed;
+    return core::ParseSweepOutcome(finished.status()) ==
+                   core::SweepOutcome::kPreempted
+               ? kExitBusy
+               : kExitFailed;
   }
   if (matrix.wrong > 0) {
     PrintError(absl::StrCat("matrix sweep ", sweep_id, ": data check failed, ",

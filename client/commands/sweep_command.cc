@@ -20,6 +20,7 @@
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
 #include "daemon/core/status_reason.h"
+#include "daemon/core/sweep_outcome.h"
 #include "grpcpp/grpcpp.h"
 
 namespace fabricpulse::client {
@@ -206,7 +207,10 @@ int ReadSweep(v1::CoordinatorService::Stub& stub,
     PrintError(absl::StrCat("sweep ", finished.sweep_id(), " ",
                             finished.status(), ": ", status.message()));
     // A yield to a foreign GPU process is no fabric failure: busy.
-    return finished.status() == "preempted" ? kExitBusy : kExitFailed;
+    return core::ParseSweepOutcome(finished.status()) ==
+                   core::SweepOutcome::kPreempted
+               ? kExitBusy
+               : kExitFailed;
   }
   if (wrong > 0) {
     PrintError(absl::StrCat("sweep ", finished.sweep_id(),

@@ -27,7 +27,8 @@ namespace fabricpulse::coordinator {
 
 class Statement;  // daemon/coordinator/store/schema.h
 
-// Sweep statuses as stored.
+// Sweep statuses as stored: core::SweepOutcomeName's names (a test holds
+// them equal).
 inline constexpr char kSweepRunning[] = "running";
 inline constexpr char kSweepSucceeded[] = "succeeded";
 inline constexpr char kSweepFailed[] = "failed";

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "daemon/coordinator/store/schema.h"
+#include "daemon/core/sweep_outcome.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/coordinator/history_db_test.h"
@@ -704,6 +705,18 @@ TEST(HistoryStoreMemoryTest, InMemoryStoreWorks) {
   ASSERT_TRUE(store.ok()) << store.status();
   ASSERT_TRUE((*store)->BeginSweep(MakeSweep("s1", 1)).ok());
   EXPECT_EQ((*store)->ListSweeps(1)->size(), 1u);
+}
+
+// The stored names are the ones the CLI parses (core::ParseSweepOutcome).
+TEST(HistoryStoreMemoryTest, StoredStatusesAreTheOutcomesNames) {
+  using core::SweepOutcome;
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepRunning), SweepOutcome::kRunning);
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepSucceeded), SweepOutcome::kSucceeded);
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepFailed), SweepOutcome::kFailed);
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepAborted), SweepOutcome::kAborted);
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepInterrupted),
+            SweepOutcome::kInterrupted);
+  EXPECT_EQ(core::ParseSweepOutcome(kSweepPreempted), SweepOutcome::kPreempted);
 }
 
 }  // namespace FP_UNITY_ID

@@ -1,0 +1,33 @@
+#include "daemon/core/sweep_outcome.h"
+
+#include <utility>
+
+namespace fabricpulse::core {
+namespace {
+
+constexpr std::pair<SweepOutcome, absl::string_view> kNames[] = {
+    {SweepOutcome::kRunning, "running"},
+    {SweepOutcome::kSucceeded, "succeeded"},
+    {SweepOutcome::kFailed, "failed"},
+    {SweepOutcome::kAborted, "aborted"},
+    {SweepOutcome::kInterrupted, "interrupted"},
+    {SweepOutcome::kPreempted, "preempted"},
+};
+
+}  // namespace
+
+absl::string_view SweepOutcomeName(SweepOutcome outcome) {
+  for (const auto& [o, name] : kNames) {
+    if (o == outcome) return name;
+  }
+  return "unknown";
+}
+
+SweepOutcome ParseSweepOutcome(absl::string_view name) {
+  for (const auto& [o, n] : kNames) {
+    if (n == name) return o;
+  }
+  return SweepOutcome::kUnknown;
+}
+
+}  // namespace fabricpulse::core
