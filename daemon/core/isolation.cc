@@ -93,6 +93,10 @@ class Search {
   // Judges the suspects by the pairwise matrix over them and up to two
   // cleared nodes.
   absl::Status PairwiseCheck(const SetSamples& all);
+  // The fault lies between `a` and `b` (a link) and they hold more nodes
+  // than a pairwise check covers: narrows them (see below).
+  absl::Status NarrowBetween(std::vector<std::string> a,
+                             std::vector<std::string> b);
 
   const std::vector<std::string> nodes_;
   const IsolationProbe& probe_;
@@ -109,6 +113,8 @@ absl::StatusOr<IsolationReport> Search::Run() {
   const SetSamples all = current;
   suspects_ = nodes_;
   bool first = true;
+  // The halves a fault lies between (a link), when the search found one.
+  std::vector<std::string> between_a, between_b;
   while (suspects_.size() > 1) {
     const size_t half = suspects_.size() / 2;
     const std::vector<std::string> s1(suspects_.begin(),
@@ -147,13 +153,76 @@ absl::StatusOr<IsolationReport> Search::Run() {
         return report_;
       }
       slow_seen_ = true;
+      between_a = s1;
+      between_b = s2;
     }
     // Both halves slow (two faults), or a fault between them: the pairwise
     // check over both halves decides.
     break;
   }
+  if (!between_a.empty() &&
+      suspects_.size() > static_cast<size_t>(kMaxPairwiseCheckNodes)) {
+    FP_RETURN_IF_ERROR(NarrowBetween(between_a, between_b));
+  }
   FP_RETURN_IF_ERROR(PairwiseCheck(all));
   return report_;
+}
+
+// A link between `a` and `b` slows every set holding both its ends and no
+// other. Each round splits both sides in two and measures the four sets of
+// a quarter of `a` with a quarter of `b` (each crosses between them); the
+// set slower than each of the other three (Slower: beyond their spread,
+// every set measured `repeats` times) holds the link, and the rest is
+// cleared. Rounds go on until the two sides hold kNarrowedLinkNodes nodes
+// (a pairwise check over fewer links has fewer chances to flag a healthy
+// one); when no set stands out, the suspects stay as they are.
+absl::Status Search::NarrowBetween(std::vector<std::string> a,
+                                   std::vector<std::string> b) {
+  auto halves = [](const std::vector<std::string>& side) {
+    if (side.size() < 2) return std::vector<std::vector<std::string>>{side};
+    const size_t h = side.size() / 2;
+    return std::vector<std::vector<std::string>>{
+        {side.begin(), side.begin() + h}, {side.begin() + h, side.end()}};
+  };
+  while (a.size() + b.size() > static_cast<size_t>(kNarrowedLinkNodes) &&
+         (a.size() > 1 || b.size() > 1)) {
+    struct Crossing {
+      std::vector<std::string> a, b;
+      SetSamples samples;
+    };
+    std::vector<Crossing> sets;
+    for (const std::vector<std::string>& qa : halves(a)) {
+      for (const std::vector<std::string>& qb : halves(b)) {
+        std::vector<std::string> set = qa;
+        set.insert(set.end(), qb.begin(), qb.end());
+        std::sort(set.begin(), set.end());
+        FP_ASSIGN_OR_RETURN(SetSamples s, Measure(set, "crossing"));
+        sets.push_back({qa, qb, std::move(s)});
+      }
+    }
+    const Crossing* slow = nullptr;
+    for (const Crossing& c : sets) {
+      bool slowest = true;
+      for (const Crossing& other : sets) {
+        if (&other != &c && !Slower(c.samples, other.samples)) slowest = false;
+      }
+      if (slowest) slow = &c;
+    }
+    if (slow == nullptr) break;
+    std::set<std::string> kept(slow->a.begin(), slow->a.end());
+    kept.insert(slow->b.begin(), slow->b.end());
+    for (const std::vector<std::string>* side : {&a, &b}) {
+      for (const std::string& n : *side) {
+        if (!kept.count(n)) cleared_.push_back(n);
+      }
+    }
+    a = slow->a;
+    b = slow->b;
+  }
+  suspects_ = a;
+  suspects_.insert(suspects_.end(), b.begin(), b.end());
+  std::sort(suspects_.begin(), suspects_.end());
+  return absl::OkStatus();
 }
 
 absl::Status Search::PairwiseCheck(const SetSamples& all) {

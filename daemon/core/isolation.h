@@ -15,7 +15,11 @@
 // whole set was slow against both halves (or failed), the fault lies
 // between the halves (a link), else nothing stands out and nobody is
 // named. Both slow: more than one fault (or a padding node misbehaves):
-// the search stops with both halves as suspects.
+// the search stops with both halves as suspects. A link between halves that
+// hold more than kMaxPairwiseCheckNodes nodes is narrowed first: the four
+// sets of a quarter of one half with a quarter of the other are measured,
+// and the one slower than each of the others (as above) holds it; again
+// until kNarrowedLinkNodes remain (isolation.cc, NarrowBetween).
 //
 // The pairwise check runs `pairwise_runs` times; a link (its slowest rank
 // pair) is slow only when every run has it kIsolateRunSpreads spreads below
@@ -52,6 +56,9 @@ inline constexpr int kMaxIsolateRepeats = 9;
 // The pairwise check covers at most this many nodes (it measures every
 // rank pair of them); a larger suspect set is reported as it is.
 inline constexpr int kMaxPairwiseCheckNodes = 8;
+// A link between halves of more than kMaxPairwiseCheckNodes nodes is
+// narrowed to this many nodes (two of each side) when it can be.
+inline constexpr int kNarrowedLinkNodes = 4;
 
 // One measurement of the collective on a set of nodes.
 struct SetMeasurement {
@@ -73,7 +80,7 @@ struct IsolationRound {
   std::vector<std::string> nodes;
   SetMeasurement result;  // one measurement (a pairwise check: its fastest
                           // link, the median of its runs)
-  std::string role;       // "all", "half", "pairwise check"
+  std::string role;       // "all", "half", "crossing", "pairwise check"
 };
 
 struct IsolationReport {

@@ -22,9 +22,9 @@
 # one did not, 2 for bad arguments, 77 without root.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-[ $# -eq 2 ] || { echo "usage: $0 BIN_DIR OUT_DIR" >&2; exit 2; }
-bin=$1
-out=$2
+# shellcheck source=tests/perf/netns_perf_lib.sh
+source "$here/netns_perf_lib.sh"
+perf_args "$@"
 nodes=${NODES:-10}
 rate=${RATE:-200mbit}
 campaigns=${CAMPAIGNS:-10}
@@ -32,9 +32,7 @@ hogs=${HOGS:-2}
 size=${SIZE:-512K}
 iters=${ITERS:-10}
 name=campaign_false_alarms
-for v in nodes campaigns hogs iters; do
-  [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "${v^^}: '${!v}' is not a whole number" >&2; exit 2; }
-done
+whole_numbers nodes campaigns hogs iters
 [ "$nodes" -ge 10 ] || { echo "NODES: $nodes is below 10 (5 pairs: the fewest a reference is made of)" >&2; exit 2; }
 [ "$campaigns" -ge 1 ] || { echo "CAMPAIGNS: must be 1 or more" >&2; exit 2; }
 mkdir -p "$out" || exit 2
@@ -57,11 +55,7 @@ plans:
       busy_retry: 1s
 YAML
 cluster_start --config "$dir/config.yaml"
-# The hogs join pids: netns_cluster's cleanup stops them by PID on exit.
-for ((h = 0; h < hogs; h++)); do
-  bash -c 'while :; do :; done' &
-  pids+=($!)
-done
+start_hogs "$hogs"
 
 summary="$out/summary.txt"
 : >"$summary"
