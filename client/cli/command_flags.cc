@@ -22,9 +22,10 @@ void AddIsolateCommand(CLI::App& app, CommandSet& set) {
   set.isolate = app.add_subcommand(
       "isolate",
       "Find the node or link behind a slow or failing collective: bisect "
-      "the nodes, measuring OP on each half 3 times, then measure the "
-      "suspects' pairs 3 times; names only what every repeat confirms "
-      "beyond the noise; prints every round; exit 1 when it names one");
+      "the nodes, measuring OP on each half --repeats times, then measure "
+      "the suspects' pairs --repeats times; names only what every repeat "
+      "confirms beyond the noise; prints every round; exit 1 when it names "
+      "one");
   set.isolate
       ->add_option("--op", f.op,
                    WithAllowed("The collective", core::AllOpNames()))
@@ -43,6 +44,11 @@ void AddIsolateCommand(CLI::App& app, CommandSet& set) {
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   set.isolate->add_option("--timeout", f.timeout, "Per-op deadline, e.g. 30s")
+      ->capture_default_str();
+  set.isolate
+      ->add_option("--repeats", f.repeats,
+                   "Measurements of each node set and runs of the pairwise "
+                   "check (2 to 9; more: surer under noise, slower)")
       ->capture_default_str();
   set.isolate->add_option("-o,--output", f.output, "table or json")
       ->capture_default_str();

@@ -1,9 +1,9 @@
 #include "client/commands/isolate_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -111,6 +111,13 @@ absl::Status CheckIsolateFlags(const IsolateFlags& flags) {
   if (auto resolved = core::Validate(*spec, 2); !resolved.ok()) {
     return resolved.status();
   }
+  if (flags.repeats < kMinIsolateRepeats ||
+      flags.repeats > core::kMaxIsolateRepeats) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--repeats: ", flags.repeats, " is out of range; allowed: ",
+        kMinIsolateRepeats, " to ", core::kMaxIsolateRepeats,
+        " (one measurement is a suspect, never a culprit)"));
+  }
   auto format = ParseOutputFormat(flags.output);
   if (!format.ok()) return format.status();
   if (*format == OutputFormat::kCsv) {
@@ -134,6 +141,15 @@ int RunIsolateCommand(const CoordinatorTarget& coordinator,
     if (!alive.ok()) return ReportRefusal("isolate", alive.status());
     nodes = *alive;
   }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  if (nodes.size() < 2) {
+    PrintError(
+        absl::StrCat("isolate: nodes: isolation needs at least 2 "
+                     "nodes; got ",
+                     nodes.size()));
+    return kExitBadInput;
+  }
   const core::SweepSpec collective = *SpecOf(flags, flags.op);
   const core::SweepSpec pairwise = *SpecOf(flags, "pairwise");
   ProgressLine progress(2, *ParseProgressMode(flags.progress));
@@ -155,13 +171,12 @@ int RunIsolateCommand(const CoordinatorTarget& coordinator,
     if (!sweep.ok()) return sweep.status();
     return common::NodePairsOf(set, sweep->status, sweep->results);
   };
-  absl::StatusOr<core::IsolationReport> report = core::Isolate(nodes, probe);
+  core::IsolateOptions options;
+  options.repeats = flags.repeats;
+  options.pairwise_runs = flags.repeats;
+  absl::StatusOr<core::IsolationReport> report =
+      core::Isolate(nodes, probe, options);
   if (!report.ok()) {
-    if (report.status().code() == absl::StatusCode::kInvalidArgument &&
-        absl::StartsWith(report.status().message(), "nodes:")) {
-      PrintError(absl::StrCat("isolate: ", report.status().message()));
-      return kExitBadInput;
-    }
     return ReportRefusal("isolate", report.status());
   }
   if (*ParseOutputFormat(flags.output) == OutputFormat::kJson) {

@@ -12,6 +12,9 @@
 
 namespace fabricpulse::client {
 
+// At least two: one number is a suspect, never a culprit.
+inline constexpr int kMinIsolateRepeats = 2;
+
 struct IsolateFlags {
   std::string op = "all_reduce";
   std::string bytes = "16M";
@@ -20,6 +23,9 @@ struct IsolateFlags {
   int iters = 10;
   int warmup = 2;
   std::string timeout = "30s";
+  // Measurements of each node set and runs of the pairwise check
+  // (kMinIsolateRepeats..core::kMaxIsolateRepeats).
+  int repeats = 3;
   std::string output = "table";  // or json
   std::string progress = "auto";
 };
