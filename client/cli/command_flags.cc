@@ -91,6 +91,9 @@ void AddMatrixCommand(CLI::App& app, CommandSet& set) {
   set.matrix->add_option(
       "--sweep", f.sweep_id,
       "Print the matrix of this stored sweep instead of running one");
+  set.matrix->add_flag("--confirm,!--no-confirm", f.confirm,
+                       "When pairs are flagged, measure the matrix again and "
+                       "keep only those flagged both times (default on)");
   set.matrix->add_flag("--fail-on-flagged", f.fail_on_flagged,
                        "Exit 5 when a pair is flagged SLOW");
   set.matrix

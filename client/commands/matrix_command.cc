@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "client/commands/exit_codes.h"
 #include "client/commands/sweep_collect.h"
+#include "client/output/matrix_confirm.h"
 #include "client/output/matrix_printer.h"
 #include "client/output/output_options.h"
 #include "client/output/progress_line.h"
@@ -85,8 +86,22 @@ int RunMatrixCommand(const CoordinatorTarget& coordinator,
   const std::string& sweep_id = sweep->sweep_id;
   const absl::Status& status = sweep->status;
   const v1::SweepFinished& finished = sweep->finished;
-  const PairMatrix matrix =
-      BuildPairMatrix(sweep_id, sweep->nranks, sweep->results);
+  PairMatrix matrix = BuildPairMatrix(sweep_id, sweep->nranks, sweep->results);
+  if (status.ok() && matrix.wrong == 0 && matrix.flagged > 0 && flags.confirm) {
+    // One bad number is a suspect: the same matrix again, and only the
+    // pairs flagged twice stay flagged.
+    absl::StatusOr<CollectedSweep> again =
+        RunAndCollect(**stub, request, &progress, "matrix confirmation");
+    if (!again.ok()) return ReportRefusal("matrix", again.status());
+    if (!again->status.ok()) {
+      PrintError(absl::StrCat("matrix confirmation sweep ", again->sweep_id,
+                              " ", again->finished.status(), ": ",
+                              again->status.message()));
+      return kExitFailed;
+    }
+    ConfirmFlagged(matrix, BuildPairMatrix(again->sweep_id, again->nranks,
+                                           again->results));
+  }
   if (matrix.pairs > 0) PrintPairMatrix(matrix, output, std::cout);
   std::cout.flush();
   if (!status.ok()) {
@@ -103,9 +118,12 @@ int RunMatrixCommand(const CoordinatorTarget& coordinator,
     return kExitFailed;
   }
   if (matrix.flagged > 0) {
-    PrintError(absl::StrCat("matrix sweep ", sweep_id, ": ", matrix.flagged,
-                            " of ", matrix.pairs,
-                            " pair(s) flagged slow (SLOW rows)"));
+    PrintError(absl::StrCat(
+        "matrix sweep ", sweep_id, ": ", matrix.flagged, " of ", matrix.pairs,
+        " pair(s) flagged slow (SLOW rows)",
+        matrix.confirmed_by.empty()
+            ? ""
+            : absl::StrCat(", each again in sweep ", matrix.confirmed_by)));
     if (flags.fail_on_flagged) return kExitGateFailed;
   }
   return kExitOk;

@@ -23,6 +23,8 @@ struct MatrixFlags {
   std::string sweep_id;
   // Exit 5 when any pair is flagged.
   bool fail_on_flagged = false;
+  // Measure again when pairs are flagged; keep only those flagged twice.
+  bool confirm = true;
   std::string progress = "auto";
 };
 

@@ -43,7 +43,11 @@ void PrintTable(const PairMatrix& m, const OutputOptions& o,
   }
   out << "# " << m.flagged << " of " << m.pairs
       << " pair(s) flagged: busbw below half the median of their path class "
-         "at their size\n";
+         "at their size"
+      << (m.confirmed_by.empty()
+              ? ""
+              : absl::StrCat(", each again in sweep ", m.confirmed_by))
+      << "\n";
 }
 
 void PrintJson(const PairMatrix& m, std::ostream& out) {
@@ -82,7 +86,9 @@ void PrintJson(const PairMatrix& m, std::ostream& out) {
         << "}";
     first = false;
   }
-  out << "]}\n";
+  out << "], \"confirmed_by\": "
+      << (m.confirmed_by.empty() ? "null" : JsonString(m.confirmed_by))
+      << "}\n";
 }
 
 void PrintCsv(const PairMatrix& m, std::ostream& out) {

@@ -31,6 +31,9 @@ struct PairMatrix {
   int pairs = 0;
   int flagged = 0;
   int64_t wrong = 0;
+  // The sweep whose matrix confirmed the flagged pairs (matrix_confirm.h);
+  // empty when none did.
+  std::string confirmed_by;
 };
 
 // The matrix of a sweep's results (the pairwise steps'; others ignored).

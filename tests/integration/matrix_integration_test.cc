@@ -46,8 +46,10 @@ class MatrixIntegrationTest : public ::testing::Test {
 };
 
 TEST_F(MatrixIntegrationTest, EveryPairIsMeasuredAndLabelledByPath) {
+  // One sweep (no confirmation run): its output is what `--sweep ID`
+  // prints from the history (MatrixConfirmTest covers the confirmation).
   CliResult run = Cli({"matrix", "--bytes", "256K", "--iters", "3", "--output",
-                       "csv", "--progress", "never"});
+                       "csv", "--progress", "never", "--no-confirm"});
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
   const auto rows = Rows(run.out);
   // 4 ranks: 6 pairs in 3 rounds of 2.
