@@ -45,7 +45,8 @@ std::string NicText(const v1::NicInfo& nic) {
 }
 
 // Each GPU worker's line ("  gpu 0: NVIDIA H200, bus 00000000:18:00.0,
-// nvlink 1,2") and the NICs' line, for workers and agents that report them.
+// nvlink 1,2 (18 links active)"), a line per link below the node's peers
+// and the NICs' line, for workers and agents that report them.
 std::string DetailLines(const v1::AgentInfo& a) {
   std::string out;
   for (const v1::WorkerInfo& w : a.workers()) {
@@ -59,8 +60,14 @@ std::string DetailLines(const v1::AgentInfo& a) {
       absl::StrAppend(&out, ", bus ", w.pci_bus_id());
     absl::StrAppend(
         &out, ", nvlink ",
-        w.nvlink_peers().empty() ? "-" : absl::StrJoin(w.nvlink_peers(), ","),
-        "\n");
+        w.nvlink_peers().empty() ? "-" : absl::StrJoin(w.nvlink_peers(), ","));
+    if (w.has_nvlink_active_links()) {
+      absl::StrAppend(&out, " (", w.nvlink_active_links(), " links active)");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  for (const std::string& finding : a.link_findings()) {
+    absl::StrAppend(&out, "  DEGRADED, below its peers: ", finding, "\n");
   }
   if (a.nics_size() > 0) {
     absl::StrAppend(&out, "  nics: ",
@@ -128,14 +135,16 @@ std::string CsvTopology(const v1::AgentInfo& a) {
 std::string Csv(const v1::ListAgentsResponse& resp) {
   std::string out =
       "node,state,address,backend,backend_version,ranks,ready,restarts,"
-      "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics\n";
+      "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics,"
+      "links_degraded\n";
   for (const v1::AgentInfo& a : resp.agents()) {
     const AgentCounts c = Count(a);
     absl::StrAppend(&out, a.node_name(), ",", a.state(), ",", a.address(), ",",
                     a.backend(), ",", a.backend_version(), ",",
                     a.workers_size(), ",", c.ready, ",", c.restarts, ",",
                     absl::StrFormat("%.3f", a.seconds_since_heartbeat()), ",",
-                    absl::StrJoin(c.busy, ";"), ",", CsvTopology(a), "\n");
+                    absl::StrJoin(c.busy, ";"), ",", CsvTopology(a), ",",
+                    a.link_findings_size() > 0 ? 1 : 0, "\n");
   }
   return out;
 }

@@ -240,6 +240,10 @@ absl::Status LocalCluster::StartAgent(int index) {
                       {"--ranks", absl::StrCat(options_.ranks)});
   }
   agent.env = options_.env;
+  if (index >= 0 && static_cast<size_t>(index) < options_.agent_env.size()) {
+    const std::vector<std::string>& own = options_.agent_env[index];
+    agent.env.insert(agent.env.end(), own.begin(), own.end());
+  }
   agent.log_file = absl::StrCat(dir_, "/agent-", index, ".log");
   return SpawnDaemon(agent, /*agent=*/true);
 }

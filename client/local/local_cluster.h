@@ -34,6 +34,9 @@ struct LocalClusterOptions {
   std::string state_dir;
   // Extra "NAME=value" environment for the daemons (and their workers).
   std::vector<std::string> env;
+  // More of it for agent i only (agent_env[i], after `env`); tests give
+  // each agent a machine of its own this way.
+  std::vector<std::vector<std::string>> agent_env;
   absl::Duration ready_timeout = absl::Seconds(60);
   // Plaintext daemons (--insecure) instead of mutual TLS with a throwaway
   // CA: for tests of the plaintext mode only.

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "daemon/agent/machine_topology.h"
 #include "daemon/common/address.h"
 #include "daemon/core/agent_labels.h"
 #include "daemon/core/bounded_file.h"
@@ -73,6 +74,12 @@ std::vector<int> AgentConfig::GlooProbeGpuList() const {
   return ParseIndices(gloo_probe_gpus);
 }
 
+absl::Duration AgentConfig::TopologyRefresh() const {
+  absl::Duration refresh = kDefaultTopologyRefresh;
+  (void)absl::ParseDuration(topology_refresh, &refresh);
+  return refresh;
+}
+
 absl::Status AgentConfig::Validate() const {
   if (coordinator.empty()) {
     return absl::InvalidArgumentError(
@@ -90,6 +97,13 @@ absl::Status AgentConfig::Validate() const {
     if (!hp.ok()) return hp.status();
   }
   if (absl::Status parsed = Labels().status(); !parsed.ok()) return parsed;
+  absl::Duration refresh;
+  if (!absl::ParseDuration(topology_refresh, &refresh) ||
+      refresh < kMinTopologyRefresh || refresh > kMaxTopologyRefresh) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--topology-refresh: '", topology_refresh.substr(0, 32),
+        "' is not allowed; allowed: a duration of 1s to 1h (e.g. 60s)"));
+  }
   if (absl::Status name = core::ValidateNodeName("--node-name", node_name);
       !name.ok()) {
     return name;

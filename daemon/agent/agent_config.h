@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "daemon/common/worker_resources.h"
 #include "daemon/core/agent_labels.h"
 #include "daemon/security/tls_options.h"
@@ -47,6 +48,9 @@ struct AgentConfig {
   // Where the machine's network interfaces are listed (--sys-class-net;
   // nic_reader.h). Tests point it at a tree of their own.
   std::string sys_class_net = "/sys/class/net";
+  // How often the agent re-reads its GPUs' NVLinks and its NICs
+  // (--topology-refresh; machine_topology.h): a duration of 1s to 1h.
+  std::string topology_refresh = "60s";
   // --tls-*, --insecure, --trust-domain; the workers use the same files.
   security::TlsOptions tls;
   // Base of the private worker-socket folder (RunDir); empty:
@@ -65,6 +69,8 @@ struct AgentConfig {
   // bad entry and the rule (core/agent_labels.h), or a file that cannot be
   // read.
   absl::StatusOr<core::AgentLabels> Labels() const;
+  // topology_refresh parsed (Validate() checked it).
+  absl::Duration TopologyRefresh() const;
   // The GPU list parsed from `gpus` (empty when none given).
   std::vector<int> GpuList() const;
   // The same of `gloo_probe_gpus`.

@@ -85,6 +85,11 @@ int main(int argc, char** argv) {
                  "(loopback and virtual ones left out)")
       ->envname("FABRICPULSE_SYS_CLASS_NET")
       ->capture_default_str();
+  app.add_option("--topology-refresh", config.topology_refresh,
+                 "How often to re-read the GPUs' NVLinks and the NICs (1s to "
+                 "1h); a change is reported once two reads in a row agree")
+      ->envname("FABRICPULSE_TOPOLOGY_REFRESH")
+      ->capture_default_str();
   app.add_option("--port-file", config.port_file,
                  "Write grpc=HOST:PORT and metrics=HOST:PORT (and "
                  "health=HOST:PORT) here once listening")

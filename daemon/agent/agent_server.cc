@@ -116,10 +116,17 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
   };
   s->free_memory_ = std::make_unique<FreeMemoryReader>(
       nvml.ok() ? *nvml : std::shared_ptr<nvml::Nvml>());
-  // GPU facts do not change while the machine runs: read once, here.
-  s->topology_ = std::make_unique<MachineTopology>(
-      nvml.ok() ? ReadGpuFacts(**nvml, gpus) : std::map<int, GpuFacts>(),
-      config.sys_class_net, s->agent_metrics_.get());
+  // GPU facts and NICs: read here, then again every --topology-refresh.
+  MachineTopology::Options topology;
+  if (nvml.ok()) {
+    topology.read_gpus = [nvml = *nvml, gpus](bool quiet) {
+      return ReadGpuFacts(*nvml, gpus, quiet);
+    };
+  }
+  topology.sys_class_net = config.sys_class_net;
+  topology.metrics = s->agent_metrics_.get();
+  topology.refresh = config.TopologyRefresh();
+  s->topology_ = std::make_unique<MachineTopology>(std::move(topology));
   s->gpu_probe_ =
       MakeGpuBusyProbe(gpus, std::move(nvml), std::move(probe_options));
 
@@ -162,7 +169,10 @@ absl::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(
       NewGrpcCoordinatorClient(config.coordinator, s->credentials_,
                                coordinator_pin),
       [self] { return self->service_->Info(); },
-      [self] { return self->service_->HeartbeatWorkers(); }, &s->contact_);
+      [self](v1::HeartbeatRequest& request) {
+        self->service_->FillHeartbeat(request);
+      },
+      &s->contact_);
   if (!config.nfd_features_dir.empty() || !config.verdict_file.empty()) {
     auto publisher = VerdictPublisher::Create(
         {config.node_name, config.nfd_features_dir, config.verdict_file});

@@ -22,7 +22,7 @@ AgentServiceImpl::AgentServiceImpl(AgentIdentity identity,
                                    GpuBusyProbe* gpu_probe,
                                    const FreeMemoryReader* free_memory,
                                    core::Clock* clock,
-                                   const MachineTopology* topology)
+                                   MachineTopology* topology)
     : identity_(std::move(identity)),
       workers_(workers),
       contact_(contact),
@@ -63,11 +63,13 @@ v1::AgentInfo AgentServiceImpl::Info() const {
   return info;
 }
 
-std::vector<v1::WorkerInfo> AgentServiceImpl::HeartbeatWorkers() const {
+void AgentServiceImpl::FillHeartbeat(v1::HeartbeatRequest& request) const {
   v1::AgentInfo info;
   AddWorkers(info);
-  if (topology_ != nullptr) topology_->AnnotateGpus(info);
-  return {info.workers().begin(), info.workers().end()};
+  for (v1::WorkerInfo& w : *info.mutable_workers()) {
+    *request.add_workers() = std::move(w);
+  }
+  if (topology_ != nullptr) topology_->AnnotateHeartbeat(request);
 }
 
 void AgentServiceImpl::AddWorkers(v1::AgentInfo& info) const {

@@ -56,15 +56,15 @@ class AgentServiceImpl final : public v1::AgentService::Service {
                    GpuBusyProbe* gpu_probe = nullptr,
                    const FreeMemoryReader* free_memory = nullptr,
                    core::Clock* clock = core::RealClock::Get(),
-                   const MachineTopology* topology = nullptr);
+                   MachineTopology* topology = nullptr);
 
   // The agent's description (busy GPUs marked, each worker's free memory,
   // the backend version its workers report once one is ready), as Describe
   // and registration report it.
   v1::AgentInfo Info() const;
-  // The workers as Info() describes them, without what only a full
-  // description reads (the machine's NICs): what a heartbeat carries.
-  std::vector<v1::WorkerInfo> HeartbeatWorkers() const;
+  // Adds what a heartbeat carries: the workers as Info() describes them and
+  // the machine's NICs (MachineTopology, re-read when a refresh is due).
+  void FillHeartbeat(v1::HeartbeatRequest& request) const;
   // Set once the gRPC port is known (before registration starts).
   void SetAddress(const std::string& address);
 
@@ -115,7 +115,7 @@ class AgentServiceImpl final : public v1::AgentService::Service {
   AgentMetrics* const metrics_;                // nullable
   GpuBusyProbe* const gpu_probe_;              // nullable
   const FreeMemoryReader* const free_memory_;  // nullable
-  const MachineTopology* const topology_;      // nullable
+  MachineTopology* const topology_;            // nullable
   core::Clock* const clock_;
 };
 

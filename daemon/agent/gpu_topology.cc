@@ -49,14 +49,15 @@ std::vector<std::vector<int>> NvlinkPeers(
 }
 
 std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
-                                     const std::vector<int>& gpus) {
+                                     const std::vector<int>& gpus, bool quiet) {
   std::map<int, GpuFacts> facts;
   const std::set<int> wanted(gpus.begin(), gpus.end());
   if (wanted.empty() || *wanted.rbegin() < 0) return facts;
   absl::StatusOr<int> count = nvml.DeviceCount();
   if (!count.ok()) {
-    FP_LOG_WARNING(absl::StrCat("GPU models and NVLink peers unknown: ",
-                                count.status().message()));
+    if (!quiet)
+      FP_LOG_WARNING(absl::StrCat("GPU models and NVLink peers unknown: ",
+                                  count.status().message()));
     return facts;
   }
   // Every GPU of the machine takes part in the peer map; bounded by
@@ -64,11 +65,13 @@ std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
   const int n = std::min(*count, 1024);
   std::vector<std::string> bus_ids(n);
   std::vector<std::vector<std::string>> remotes(n);
+  std::vector<std::optional<int>> active(n);
   for (int i = 0; i < n; ++i) {
     if (auto bus = nvml.PciBusId(i); bus.ok()) bus_ids[i] = *bus;
     if (auto links = nvml.NvLinkRemoteBusIds(i); links.ok()) {
       remotes[i] = *links;
-    } else if (wanted.count(i) > 0) {
+      active[i] = static_cast<int>(links->size());
+    } else if (wanted.count(i) > 0 && !quiet) {
       FP_LOG_WARNING(absl::StrCat(
           "GPU ", i, ": NVLink peers unknown: ", links.status().message()));
     }
@@ -80,12 +83,13 @@ std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
     absl::StatusOr<std::string> model = nvml.DeviceName(gpu);
     if (model.ok()) {
       f.model = model->substr(0, core::kMaxGpuModelLength);
-    } else {
+    } else if (!quiet) {
       FP_LOG_WARNING(absl::StrCat(
           "GPU ", gpu, ": model unknown: ", model.status().message()));
     }
     f.pci_bus_id = bus_ids[gpu].substr(0, core::kMaxPciBusIdLength);
     f.nvlink_peers = peers[gpu];
+    f.active_links = active[gpu];
   }
   return facts;
 }
@@ -99,6 +103,11 @@ void AnnotateGpuFacts(const std::map<int, GpuFacts>& facts,
     w.set_pci_bus_id(it->second.pci_bus_id);
     w.clear_nvlink_peers();
     for (int peer : it->second.nvlink_peers) w.add_nvlink_peers(peer);
+    if (it->second.active_links) {
+      w.set_nvlink_active_links(*it->second.active_links);
+    } else {
+      w.clear_nvlink_active_links();
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // What the agent reports about its GPUs beside their use: each GPU's model,
-// PCI bus id and NVLink peers (WorkerInfo.gpu_model, pci_bus_id,
-// nvlink_peers), read from NVML once at agent start (they do not change
-// while the machine runs), so heartbeats cost nothing more.
+// PCI bus id, NVLink peers and active NVLink count (WorkerInfo.gpu_model,
+// pci_bus_id, nvlink_peers, nvlink_active_links), read from NVML at agent
+// start and again every --topology-refresh (machine_topology.h): a link
+// that goes down, or comes up down after a reset, shows without a restart.
 //
 // NVLink peers: for every active link of a GPU (nvml::Nvml::
 // NvLinkRemoteBusIds) whose far end's bus id is another GPU of this machine
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,10 @@ struct GpuFacts {
   std::string model;              // "" when NVML could not say
   std::string pci_bus_id;         // ""
   std::vector<int> nvlink_peers;  // NVML indexes, ascending
+  // Active NVLinks (0 without NVLink); absent when NVML could not say.
+  std::optional<int> active_links;
+
+  bool operator==(const GpuFacts&) const = default;
 };
 
 // The peers of each GPU from each GPU's bus id and its active links' far
@@ -40,13 +46,15 @@ std::vector<std::vector<int>> NvlinkPeers(
 
 // The facts of GPUs `gpus` (NVML indexes; negative entries, CPU ranks, are
 // skipped), from `nvml`: every NVML GPU's bus id and links are read to find
-// the peers. What NVML cannot answer is left empty (logged once here, at
-// start).
+// the peers. What NVML cannot answer is left empty (logged here unless
+// `quiet`: the agent's re-reads are quiet, its first read is not).
 std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
-                                     const std::vector<int>& gpus);
+                                     const std::vector<int>& gpus,
+                                     bool quiet = false);
 
-// Sets gpu_model, pci_bus_id and nvlink_peers of each of `info`'s workers
-// whose GPU is in `facts` (CPU ranks, gpu < 0, keep them empty).
+// Sets gpu_model, pci_bus_id, nvlink_peers and nvlink_active_links of each of
+// `info`'s workers whose GPU is in `facts` (CPU ranks, gpu < 0, keep them
+// empty).
 void AnnotateGpuFacts(const std::map<int, GpuFacts>& facts,
                       v1::AgentInfo& info);
 

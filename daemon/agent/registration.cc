@@ -62,10 +62,10 @@ AgentInstance AgentInstance::ThisProcess() {
 Registration::Registration(
     std::unique_ptr<CoordinatorClient> coordinator,
     std::function<v1::AgentInfo()> describe,
-    std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers,
+    std::function<void(v1::HeartbeatRequest&)> fill_heartbeat,
     CoordinatorContact* contact, core::Clock* clock, AgentInstance instance)
     : describe_(std::move(describe)),
-      heartbeat_workers_(std::move(heartbeat_workers)),
+      fill_heartbeat_(std::move(fill_heartbeat)),
       contact_(contact),
       coordinator_(std::move(coordinator)),
       clock_(clock),
@@ -153,7 +153,7 @@ bool Registration::HeartbeatOnce() {
     absl::MutexLock lock(&mu_);
     req.set_agent_id(agent_id_);
   }
-  for (const v1::WorkerInfo& w : heartbeat_workers_()) *req.add_workers() = w;
+  fill_heartbeat_(req);
   const absl::Time sent = clock_->Now();
   auto answer = coordinator_->Heartbeat(req, kRpcTimeout);
   if (observer_) observer_(answer.ok() ? &*answer : nullptr);

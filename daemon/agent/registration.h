@@ -39,14 +39,13 @@ struct AgentInstance {
 class Registration {
  public:
   // `describe` gives the agent's current description (with workers), for
-  // each registration; `heartbeat_workers` the workers as that description
-  // would have them, for each heartbeat (which carries nothing else, so it
-  // skips what only a description reads, such as the NICs).
+  // each registration; `fill_heartbeat` adds to each heartbeat the workers
+  // as that description would have them, and the machine's NICs.
   // Every answered exchange is reported to `contact`; `contact` and `clock`
   // outlive this object.
   Registration(std::unique_ptr<CoordinatorClient> coordinator,
                std::function<v1::AgentInfo()> describe,
-               std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers,
+               std::function<void(v1::HeartbeatRequest&)> fill_heartbeat,
                CoordinatorContact* contact,
                core::Clock* clock = core::RealClock::Get(),
                AgentInstance instance = AgentInstance::ThisProcess());
@@ -80,7 +79,7 @@ class Registration {
   bool HeartbeatOnce();
 
   const std::function<v1::AgentInfo()> describe_;
-  const std::function<std::vector<v1::WorkerInfo>()> heartbeat_workers_;
+  const std::function<void(v1::HeartbeatRequest&)> fill_heartbeat_;
   std::function<void(const v1::HeartbeatResponse*)> observer_;
   CoordinatorContact* const contact_;
   const std::unique_ptr<CoordinatorClient> coordinator_;

@@ -13,6 +13,7 @@ namespace {
 constexpr size_t kMaxBackendLength = 16;
 // The highest GPU index an agent accepts (--gpus).
 constexpr int kMaxGpuIndex = 1023;
+constexpr int kMaxNvLinks = 64;  // NVML's 18, with room
 
 absl::Status ValidateBackend(const std::string& backend) {
   FP_RETURN_IF_ERROR(core::CheckLength("backend", backend, kMaxBackendLength));
@@ -47,17 +48,26 @@ absl::Status CheckGpuFacts(const std::string& at, const v1::WorkerInfo& w) {
                        " is not a GPU index; allowed: 0 to ", kMaxGpuIndex));
     }
   }
+  if (w.has_nvlink_active_links() &&
+      (w.nvlink_active_links() < 0 || w.nvlink_active_links() > kMaxNvLinks)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(at, ".nvlink_active_links: ", w.nvlink_active_links(),
+                     " is out of range; allowed: 0 to ", kMaxNvLinks));
+  }
   return absl::OkStatus();
 }
 
-absl::Status CheckNics(const v1::AgentInfo& info) {
-  if (static_cast<size_t>(info.nics_size()) > core::kMaxNicsPerAgent) {
-    return absl::InvalidArgumentError(absl::StrCat("nics: ", info.nics_size(),
+}  // namespace
+
+absl::Status CheckNics(
+    const google::protobuf::RepeatedPtrField<v1::NicInfo>& nics) {
+  if (static_cast<size_t>(nics.size()) > core::kMaxNicsPerAgent) {
+    return absl::InvalidArgumentError(absl::StrCat("nics: ", nics.size(),
                                                    " listed; allowed: up to ",
                                                    core::kMaxNicsPerAgent));
   }
-  for (int i = 0; i < info.nics_size(); ++i) {
-    const v1::NicInfo& nic = info.nics(i);
+  for (int i = 0; i < nics.size(); ++i) {
+    const v1::NicInfo& nic = nics[i];
     const std::string at = absl::StrCat("nics[", i, "]");
     FP_RETURN_IF_ERROR(core::CheckLength(absl::StrCat(at, ".name"), nic.name(),
                                          core::kMaxNicNameLength));
@@ -78,8 +88,6 @@ absl::Status CheckNics(const v1::AgentInfo& info) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status CheckWorkers(const std::vector<v1::WorkerInfo>& workers,
                           int registered) {
@@ -131,7 +139,7 @@ absl::Status ValidateAgentInfo(const v1::AgentInfo& info) {
       core::ValidateId("boot_id", info.boot_id(), /*allow_empty=*/true));
   FP_RETURN_IF_ERROR(core::ValidateId("running_sweep", info.running_sweep(),
                                       /*allow_empty=*/true));
-  FP_RETURN_IF_ERROR(CheckNics(info));
+  FP_RETURN_IF_ERROR(CheckNics(info.nics()));
   FP_RETURN_IF_ERROR(core::ValidateLabels(
       "labels", core::AgentLabels(info.labels().begin(), info.labels().end())));
   if (info.workers_size() == 0) {

@@ -24,13 +24,19 @@ namespace fabricpulse::coordinator {
 // field, its bound and the value's length, quoting at most a short prefix.
 absl::Status ValidateAgentInfo(const v1::AgentInfo& info);
 
+// Checks a NIC list: at most core::kMaxNicsPerAgent, each named by 1 to
+// core::kMaxNicNameLength printable characters, kind infiniband, ethernet
+// or other, state up, down or unknown. Errors: INVALID_ARGUMENT "nics...".
+absl::Status CheckNics(
+    const google::protobuf::RepeatedPtrField<v1::NicInfo>& nics);
+
 // Checks a worker list: at most `registered` workers (the count the agent
 // registered with; core::kMaxWorkersPerAgent when negative), each with a
 // distinct local_index in [0, that count), an incarnation id, gpu and pid
 // >= -1 (a CPU rank, a worker not started yet), non-negative counts, a
 // printable gpu_model of at most core::kMaxGpuModelLength and pci_bus_id of
 // at most core::kMaxPciBusIdLength, and at most core::kMaxNvlinkPeersPerGpu
-// nvlink_peers, each 0 to 1023. Errors:
+// nvlink_peers, each 0 to 1023, and nvlink_active_links 0 to 64. Errors:
 // INVALID_ARGUMENT "workers: ..." naming the bound or the first bad worker.
 absl::Status CheckWorkers(const std::vector<v1::WorkerInfo>& workers,
                           int registered);

@@ -98,6 +98,10 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry)
       hang_culprit_(GaugeFamily(registry, "fabricpulse_hang_culprit",
                                 "1 for the culprit named by the last failed "
                                 "sweep's diagnosis")),
+      links_degraded_(GaugeFamily(
+          registry, "fabricpulse_node_links_degraded",
+          "1 while the node has fewer NVLinks active or less NIC bandwidth "
+          "up than its peers of the same GPU model")),
       late_arrival_(CounterFamily(
           registry, "fabricpulse_late_arrival_total",
           "Steps in which this rank entered the collective last, by the "
@@ -306,6 +310,11 @@ void CoordinatorMetrics::SetAgents(int alive, int lost) {
 
 void CoordinatorMetrics::NodeRegistered(const std::string& node) {
   hangs_.Add({{"node", node}});
+  links_degraded_.Add({{"node", node}});
+}
+
+void CoordinatorMetrics::NodeLinks(const std::string& node, bool degraded) {
+  links_degraded_.Add({{"node", node}}).Set(degraded ? 1 : 0);
 }
 
 void CoordinatorMetrics::HangCulprit(const std::string& node, int gpu,

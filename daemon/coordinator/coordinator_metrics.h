@@ -126,8 +126,13 @@ class CoordinatorMetrics {
   void HangCulprit(const std::string& node, int gpu, int rank);
 
   // A node registered: creates fabricpulse_hangs_total{node} at 0 (when
-  // absent), so that increase() sees its first hang.
+  // absent), so that increase() sees its first hang, and
+  // fabricpulse_node_links_degraded{node} at 0.
   void NodeRegistered(const std::string& node);
+
+  // Sets fabricpulse_node_links_degraded{node}: 1 while the node has links
+  // below its peers' (link_health.h), else 0.
+  void NodeLinks(const std::string& node, bool degraded);
 
   // Removes the fabricpulse_hang_culprit series, if any: for a failed sweep
   // whose diagnosis named no culprit. Idempotent.
@@ -202,6 +207,7 @@ class CoordinatorMetrics {
   prometheus::Gauge& agents_lost_;
   prometheus::Family<prometheus::Counter>& hangs_;
   prometheus::Family<prometheus::Gauge>& hang_culprit_;
+  prometheus::Family<prometheus::Gauge>& links_degraded_;
   prometheus::Family<prometheus::Counter>& late_arrival_;
   prometheus::Family<prometheus::Counter>& wrong_elements_;
   prometheus::Family<prometheus::Counter>& schedule_deferred_;

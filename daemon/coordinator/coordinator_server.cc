@@ -188,12 +188,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   CampaignRunner* campaigns = s->campaigns_.get();
   absl::Notification* stop = &s->stop_housekeeping_;
   s->housekeeping_ = std::thread([orchestrator, retention, campaigns, stop] {
-    // Verdicts turn untested as time passes: their series every 30 s.
+    // Verdicts turn untested as time passes, and links below peers come
+    // and go with heartbeats: their series every 30 s.
     int ticks = 0;
     do {
       retention->Tick();
       orchestrator->UpdateAgentMetrics();
-      if (ticks++ % 30 == 0) campaigns->PublishMetrics();
+      if (ticks++ % 30 == 0) {
+        campaigns->PublishMetrics();
+        (void)orchestrator->AgentsWithLinkHealth();  // its series
+      }
     } while (!stop->WaitForNotificationWithTimeout(absl::Seconds(1)));
   });
   s->health_->SetServing();

@@ -83,7 +83,9 @@ absl::Status CoordinatorServiceImpl::AnswerHeartbeat(
   if (!bound.ok()) return bound;
   std::vector<v1::WorkerInfo> workers(request.workers().begin(),
                                       request.workers().end());
-  auto answer = membership.Heartbeat(request.agent_id(), workers);
+  auto answer =
+      membership.Heartbeat(request.agent_id(), workers,
+                           request.has_nics() ? &request.nics() : nullptr);
   if (!answer.ok()) return answer.status();
   response.set_membership_epoch(answer->epoch);
   response.set_sweep_id(answer->sweep_id);
@@ -108,7 +110,7 @@ grpc::Status CoordinatorServiceImpl::ServeListAgents(
     grpc::CallbackServerContext* context, const v1::ListAgentsRequest* request,
     v1::ListAgentsResponse* response) {
   Membership& membership = orchestrator_->membership();
-  for (const v1::AgentInfo& info : membership.List()) {
+  for (const v1::AgentInfo& info : orchestrator_->AgentsWithLinkHealth()) {
     v1::AgentInfo* shown = response->add_agents();
     *shown = info;
     // Never shown: with them, a holder of the node's key could pass for

@@ -155,7 +155,8 @@ absl::StatusOr<Membership::Registered> Membership::RegisterLocked(
 }
 
 absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
-    const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers) {
+    const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers,
+    const v1::NicList* nics) {
   if (absl::Status valid = core::ValidateId(
           "agent_id", agent_id, /*allow_empty=*/false, core::kMaxAgentIdLength);
       !valid.ok()) {
@@ -166,11 +167,13 @@ absl::StatusOr<Membership::HeartbeatAnswer> Membership::Heartbeat(
   if (id != node_by_id_.end()) {
     const std::string& node = id->second;
     Record& record = by_node_[node];
-    if (absl::Status valid = CheckWorkers(workers, record.registered_workers);
-        !valid.ok()) {
+    absl::Status valid = CheckWorkers(workers, record.registered_workers);
+    if (valid.ok() && nics != nullptr) valid = CheckNics(nics->nics());
+    if (!valid.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("node ", node, ": ", valid.message()));
     }
+    if (nics != nullptr) *record.info.mutable_nics() = nics->nics();
     record.last_heartbeat = clock_->Now();
     record.info.clear_workers();
     for (const v1::WorkerInfo& w : workers) *record.info.add_workers() = w;

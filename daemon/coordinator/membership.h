@@ -71,8 +71,11 @@ class Membership {
   // a malformed id, or workers beyond those the agent registered with
   // (CheckWorkers; nothing changes, the lease included); NOT_FOUND unknown
   // id (the agent should register again).
+  // `nics` (nullable: not sent) replace the agent's NICs; errors as
+  // CheckNics, nothing changed.
   absl::StatusOr<HeartbeatAnswer> Heartbeat(
-      const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers);
+      const std::string& agent_id, const std::vector<v1::WorkerInfo>& workers,
+      const v1::NicList* nics = nullptr);
   // The node registered under `agent_id`. Errors: NOT_FOUND unknown id.
   absl::StatusOr<std::string> NodeOf(const std::string& agent_id);
   // Every agent, sorted by node name, with state and heartbeat age.

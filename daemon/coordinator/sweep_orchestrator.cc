@@ -6,6 +6,7 @@
 #include "daemon/coordinator/busy_gpus.h"
 #include "daemon/coordinator/diagnose_response.h"
 #include "daemon/coordinator/diagnosis_collector.h"
+#include "daemon/coordinator/link_health.h"
 #include "daemon/coordinator/sweep_recorder.h"
 #include "daemon/core/log.h"
 #include "daemon/core/name_rules.h"
@@ -87,6 +88,20 @@ void SweepOrchestrator::UpdateAgentMetrics() {
 
 void SweepOrchestrator::NodeRegistered(const std::string& node) {
   metrics_->NodeRegistered(node);
+}
+
+std::vector<v1::AgentInfo> SweepOrchestrator::AgentsWithLinkHealth() {
+  std::vector<v1::AgentInfo> agents = membership_.List();
+  const std::map<std::string, std::vector<std::string>> below =
+      LinksBelowPeers(agents);
+  for (v1::AgentInfo& a : agents) {
+    auto it = below.find(a.node_name());
+    if (it != below.end()) {
+      for (const std::string& line : it->second) a.add_link_findings(line);
+    }
+    metrics_->NodeLinks(a.node_name(), it != below.end());
+  }
+  return agents;
 }
 
 absl::StatusOr<std::vector<v1::AgentInfo>> SweepOrchestrator::PlanMembers(

@@ -101,6 +101,10 @@ class SweepOrchestrator {
   void UpdateAgentMetrics();
   // A node registered: its per-node counters start at 0.
   void NodeRegistered(const std::string& node);
+  // The agents as membership lists them, each with the links it has below
+  // its peers (AgentInfo.link_findings, link_health.h); sets
+  // fabricpulse_node_links_degraded of every listed node.
+  std::vector<v1::AgentInfo> AgentsWithLinkHealth();
   uint64_t sweeps_started();
 
  private:

@@ -29,7 +29,7 @@ constexpr int kNodes = 2, kRanks = 4, kRanksPerNode = 2, kStepCap = 512;
 constexpr int kRankCap = 64;
 constexpr int kCoordinatorBound = 4 + 25 * (kPlans + 1) + 7 * kPlans +
                                   (kPlanOps + 9) + 8 * (kPlanSteps + kStepCap) +
-                                  kRanks + kNodes + 2 * kNodes * kRanks;
+                                  kRanks + 2 * kNodes + 2 * kNodes * kRanks;
 // 32: the NIC series (2 per NIC, at most 16 NICs).
 constexpr int kNodeBound = 5 + 32 + kRanksPerNode * kRankCap;
 

@@ -4,10 +4,11 @@
 // ranks are accounted to GPUs 0 and 1 with --gloo-probe-gpus) and its NICs
 // from a sysfs tree of the test's (--sys-class-net); `fabricpulse agents`
 // shows them, a NIC going down shows in the agent's metrics at the next
-// scrape and, from the next sweep on, in `agents`. Baselines follow the backend
-// version and the topology: history seeded with faster sweeps of the same key
-// makes the next sweep regress; seeded with another version or GPU model, it
-// does not, and the sweep's history record names the change.
+// scrape and, once two of the agent's reads agree, in `agents`. Baselines
+// follow the backend version and the topology: history seeded with faster
+// sweeps of the same key makes the next sweep regress; seeded with another
+// version or GPU model, it does not, and the sweep's history record names the
+// change.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -57,6 +58,7 @@ class TopologyTest : public ::testing::Test {
         absl::StrCat("FAKE_NVML_TOPOLOGY_FILE=", dir, "/topology"));
     options.env.push_back(
         absl::StrCat("FABRICPULSE_SYS_CLASS_NET=", dir, "/net"));
+    options.env.push_back("FABRICPULSE_TOPOLOGY_REFRESH=1s");
     auto cluster = StartCluster(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
@@ -176,8 +178,8 @@ TEST_F(TopologyTest, AgentsShowGpuModelBusNvlinkPeersAndNics) {
   const CliResult table = Cli({"agents"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_TRUE(absl::StrContains(
-      table.out,
-      absl::StrCat("  gpu 0: NVIDIA H200, bus ", kBus0, ", nvlink 1\n")))
+      table.out, absl::StrCat("  gpu 0: NVIDIA H200, bus ", kBus0,
+                              ", nvlink 1 (2 links active)\n")))
       << table.out;
   EXPECT_TRUE(absl::StrContains(table.out,
                                 "  nics: eth0 ethernet up 25 Gb/s, ib0 "
@@ -209,13 +211,21 @@ TEST_F(TopologyTest, ANicGoingDownShowsInMetricsAndAgents) {
                                "node=\"",
                                node, "\"}")),
       -1);  // absent: not measured
-  // The coordinator's listing takes it from the agent's next description.
-  ASSERT_EQ(Sweep().exit_code, 0);
-  const std::string json = AgentsJson();
-  EXPECT_TRUE(absl::StrContains(
-      json, "{\"name\":\"ib0\",\"kind\":\"infiniband\",\"state\":\"down\"}"))
+  // The coordinator's listing takes it once two of the agent's reads agree
+  // (it re-reads every --topology-refresh, 1s here, and at each Describe).
+  const std::string down =
+      "{\"name\":\"ib0\",\"kind\":\"infiniband\",\"state\":\"down\"}";
+  std::string json;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        json = AgentsJson();
+        return absl::StrContains(json, down);
+      },
+      absl::Seconds(30)))
       << json;
   SetNic("ib0", "up", "400000");
+  EXPECT_TRUE(Eventually([&] { return !absl::StrContains(AgentsJson(), down); },
+                         absl::Seconds(30)));
 }
 
 TEST_F(TopologyTest, BaselinesFollowBackendVersionAndTopology) {

@@ -27,12 +27,11 @@ class RegistrationTest : public ::testing::Test {
           info.set_node_name("node-a");
           return info;
         },
-        [this] {
-          v1::WorkerInfo w;
-          w.set_local_index(0);
-          w.set_incarnation(incarnation_.load());
-          w.set_ready(true);
-          return std::vector<v1::WorkerInfo>{w};
+        [this](v1::HeartbeatRequest& request) {
+          v1::WorkerInfo* w = request.add_workers();
+          w->set_local_index(0);
+          w->set_incarnation(incarnation_.load());
+          w->set_ready(true);
         },
         &contact_, &clock_);
   }

@@ -100,9 +100,10 @@ TEST(AgentsOutputTest, JsonIsTheResponseWithProtoFieldNames) {
 TEST(AgentsOutputTest, CsvHasAHeaderAndOneLinePerAgent) {
   EXPECT_EQ(FormatAgents(Agents(), OutputFormat::kCsv),
             "node,state,address,backend,backend_version,ranks,ready,restarts,"
-            "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics\n"
+            "seconds_since_heartbeat,busy_gpus,gpu_models,nvlink_peers,nics,"
+            "links_degraded\n"
             "node-a,alive,10.0.0.1:7071,nccl,nccl 2.28.9,2,2,1,0.400,1,"
-            "NVIDIA H200,0:1;1:0,ib0=up;eth0=down\n");
+            "NVIDIA H200,0:1;1:0,ib0=up;eth0=down,0\n");
 }
 
 }  // namespace FP_UNITY_ID
