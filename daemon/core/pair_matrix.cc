@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "daemon/core/op_traits.h"
@@ -44,23 +45,32 @@ std::vector<PairMeasurement> MeasurePairs(
     pair.wrong = ta->wrong + tb->wrong;
     out.push_back(pair);
   }
+  for (PairMeasurement& p : out) {
+    p.round_load = static_cast<int>(std::count_if(
+        out.begin(), out.end(),
+        [&](const PairMeasurement& q) { return q.path == p.path; }));
+  }
   return out;
 }
 
 void FlagSlowPairs(std::vector<PairMeasurement>& pairs) {
-  std::map<std::pair<uint64_t, PathClass>, std::vector<double>> classes;
+  using ClassKey = std::pair<uint64_t, PathClass>;
+  using LoadKey = std::tuple<uint64_t, PathClass, int>;
+  std::map<ClassKey, std::vector<double>> classes;
+  std::map<LoadKey, std::vector<double>> loads;
   for (const PairMeasurement& p : pairs) {
     classes[{p.bytes, p.path}].push_back(p.busbw);
-  }
-  std::map<std::pair<uint64_t, PathClass>, double> medians;
-  for (const auto& [key, values] : classes) {
-    if (static_cast<int>(values.size()) >= kMinPairsToFlag) {
-      medians[key] = Median(values);
-    }
+    loads[{p.bytes, p.path, p.round_load}].push_back(p.busbw);
   }
   for (PairMeasurement& p : pairs) {
-    const auto it = medians.find({p.bytes, p.path});
-    p.flagged = it != medians.end() && p.busbw < kPairFlagFraction * it->second;
+    const std::vector<double>& same_load =
+        loads[{p.bytes, p.path, p.round_load}];
+    const std::vector<double>& same_class = classes[{p.bytes, p.path}];
+    const std::vector<double>& peers =
+        static_cast<int>(same_load.size()) >= kMinPairsToFlag ? same_load
+                                                              : same_class;
+    p.flagged = static_cast<int>(peers.size()) >= kMinPairsToFlag &&
+                p.busbw < kPairFlagFraction * Median(peers);
   }
 }
 

@@ -15,7 +15,11 @@ namespace fabricpulse::core {
 // of the pairs of its path class at the same size in the same sweep...
 inline constexpr double kPairFlagFraction = 0.5;
 // ...and the class has at least this many pairs (with fewer, a median does
-// not say which pair is the odd one).
+// not say which pair is the odd one). Pairs are compared with the pairs of
+// their class that ran under the same round load (as many pairs of the
+// class at once: a round with four cross-node pairs shares the network
+// four ways, one with two, two ways), when at least kMinPairsToFlag such
+// pairs exist; else with the whole class at that size.
 inline constexpr int kMinPairsToFlag = 3;
 
 struct PairMeasurement {
@@ -29,6 +33,9 @@ struct PairMeasurement {
   double algbw = 0;
   double busbw = 0;
   int64_t wrong = 0;  // both ranks' wrong elements
+  // Pairs of this path class measured at once in this pair's round (this
+  // one included).
+  int round_load = 1;
   bool flagged = false;
 };
 
@@ -40,8 +47,9 @@ std::vector<PairMeasurement> MeasurePairs(
     const std::vector<RankLocation>& locations);
 
 // Sets `flagged` on every pair whose busbw is below kPairFlagFraction x the
-// median busbw of the pairs with its size and path class, for classes with
-// at least kMinPairsToFlag pairs; clears it on the others.
+// median busbw of the pairs with its size, path class and round load (or,
+// with fewer than kMinPairsToFlag of those, its size and path class), for
+// groups of at least kMinPairsToFlag pairs; clears it on the others.
 void FlagSlowPairs(std::vector<PairMeasurement>& pairs);
 
 }  // namespace fabricpulse::core

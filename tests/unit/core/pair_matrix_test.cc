@@ -104,6 +104,55 @@ TEST(PairMatrixTest, ASlowNodesPairsAreFlagged) {
   }
 }
 
+// Rounds that share the network among more pairs run each pair slower:
+// pairs are compared with the pairs that ran under the same round load
+// (issue 29, item 5), so a healthy pair of a busy round is not flagged
+// against the pairs of a quiet one; a slow pair among its load peers is.
+TEST(PairMatrixTest, PairsAreJudgedAgainstPairsOfTheSameRoundLoad) {
+  std::vector<PairMeasurement> pairs;
+  auto add = [&](int load, double busbw) {
+    PairMeasurement p;
+    p.path = PathClass::kNetwork;
+    p.bytes = 1 << 20;
+    p.round_load = load;
+    p.busbw = busbw;
+    pairs.push_back(p);
+  };
+  for (int i = 0; i < 6; ++i) add(1, 10);  // alone on the network
+  for (int i = 0; i < 4; ++i) add(4, 4);   // four at once: each slower
+  FlagSlowPairs(pairs);
+  for (const PairMeasurement& p : pairs) EXPECT_FALSE(p.flagged);
+  pairs[7].busbw = 1.5;  // below half of its load peers' median (4)
+  FlagSlowPairs(pairs);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(pairs[i].flagged, i == 7) << i;
+  }
+  // Fewer than kMinPairsToFlag pairs at a load: the whole class decides.
+  pairs.resize(8);  // 6 at load 1, 2 at load 4 (4 and 1.5)
+  FlagSlowPairs(pairs);
+  EXPECT_TRUE(pairs[6].flagged);  // 4 < half of the class median 10
+  EXPECT_TRUE(pairs[7].flagged);
+}
+
+TEST(PairMatrixTest, RoundLoadCountsThePairsOfTheClassInTheRound) {
+  // Two nodes of two ranks: 3 rounds of 2 pairs each.
+  std::vector<RankLocation> locations(4);
+  for (int r = 0; r < 4; ++r) {
+    locations[r].node = r < 2 ? "node-a" : "node-b";
+    locations[r].gpu = -1;
+  }
+  for (int round = 0; round < PairRounds(4); ++round) {
+    const auto pairs = MeasurePairs(
+        PairStep(round), Timings({0.001, 0.001, 0.001, 0.001}), 4, locations);
+    ASSERT_EQ(pairs.size(), 2u);
+    // Both network (load 2), or one within a node and one across (1).
+    const int expected = pairs[0].path == pairs[1].path ? 2 : 1;
+    for (const PairMeasurement& p : pairs) {
+      EXPECT_EQ(p.round_load, expected) << "round " << round;
+    }
+  }
+}
+
 TEST(PairMatrixTest, EvenPairsAreNotFlagged) {
   std::vector<PairMeasurement> all;
   for (int round = 0; round < PairRounds(6); ++round) {
