@@ -201,6 +201,9 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
       core::RankLocation location;
       location.node = a.node_name();
       location.gpu = w.gpu();
+      if (w.gpu() >= 0 && !w.gpu_model().empty()) {
+        plan.gpu_models.insert(w.gpu_model());
+      }
       location.nvlink_peers.assign(w.nvlink_peers().begin(),
                                    w.nvlink_peers().end());
       plan.rank_locations.push_back(std::move(location));

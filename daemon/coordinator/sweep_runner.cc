@@ -284,7 +284,8 @@ void SweepRunner::Apply(const std::vector<AgentEvent>& batch,
       // speed).
       const core::Step& step = plan_.steps[p.next_emit];
       if (std::optional<std::string> beyond = core::BeyondPhysicalLimit(
-              merged.busbw, plan_.path, plan_.physical_limits)) {
+              merged.busbw, plan_.path, plan_.physical_limits,
+              plan_.gpu_models)) {
         p.outcome = absl::DataLossError(absl::StrCat(
             "step ", p.next_emit, " (", core::OpName(step.op), " ",
             core::FormatByteSize(step.bytes), "): ", *beyond,

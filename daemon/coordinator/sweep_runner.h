@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ struct SweepPlan {
   // above it fails the sweep (a worker or agent reporting false figures).
   core::PathClass path = core::PathClass::kNetwork;
   core::PhysicalLimits physical_limits;
+  // The members' GPU models (CPU ranks add none): their ceilings apply.
+  std::set<std::string> gpu_models;
 };
 
 // Receives each event; returns false when the receiver is gone.

@@ -8,6 +8,8 @@
 #include "daemon/core/byte_size.h"
 #include "daemon/core/limits.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/status_macros.h"
+#include "daemon/core/topology_limits.h"
 
 namespace fabricpulse::core::config_internal {
 namespace {
@@ -121,19 +123,18 @@ absl::Status ParseAgents(const Field& field, CoordinatorConfig& config) {
   return absl::OkStatus();
 }
 
-absl::Status ParsePhysicalLimits(const Field& field,
-                                 CoordinatorConfig& config) {
-  absl::StatusOr<Fields> fields =
-      ReadMap(field.value, field.line, "physical_limits",
-              {"nvlink", "pcie_shm", "network"});
-  if (!fields.ok()) return fields.status();
+namespace {
+
+// The path keys of `fields` into `limits`; `prefix` names them in errors.
+absl::Status ReadPathLimits(const Fields& fields, absl::string_view prefix,
+                            PathLimits& limits) {
   for (const auto& [key, target] :
-       {std::pair{"nvlink", &config.physical_limits.nvlink_gbps},
-        std::pair{"pcie_shm", &config.physical_limits.pcie_shm_gbps},
-        std::pair{"network", &config.physical_limits.network_gbps}}) {
-    auto it = fields->find(key);
-    if (it == fields->end()) continue;
-    const std::string path = absl::StrCat("physical_limits.", key);
+       {std::pair{"nvlink", &limits.nvlink_gbps},
+        std::pair{"pcie_shm", &limits.pcie_shm_gbps},
+        std::pair{"network", &limits.network_gbps}}) {
+    auto it = fields.find(key);
+    if (it == fields.end()) continue;
+    const std::string path = absl::StrCat(prefix, ".", key);
     absl::StatusOr<double> gbps = ReadDouble(it->second, path);
     if (!gbps.ok()) return gbps.status();
     if (!(*gbps > 0 && *gbps <= kMaxPhysicalLimitGbps)) {
@@ -143,6 +144,47 @@ absl::Status ParsePhysicalLimits(const Field& field,
                                       "up to 1000000 (GB/s)"));
     }
     *target = *gbps;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ParsePhysicalLimits(const Field& field,
+                                 CoordinatorConfig& config) {
+  absl::StatusOr<Fields> fields =
+      ReadMap(field.value, field.line, "physical_limits",
+              {"nvlink", "pcie_shm", "network", "by_gpu_model"});
+  if (!fields.ok()) return fields.status();
+  PhysicalLimits& limits = config.physical_limits;
+  FP_RETURN_IF_ERROR(ReadPathLimits(*fields, "physical_limits", limits));
+  auto models = fields->find("by_gpu_model");
+  if (models == fields->end()) return absl::OkStatus();
+  absl::StatusOr<Fields> by_model =
+      ReadMap(models->second.value, models->second.line,
+              "physical_limits.by_gpu_model", {});
+  if (!by_model.ok()) return by_model.status();
+  if (by_model->size() > kMaxPhysicalLimitModels) {
+    return ConfigError(
+        models->second.line, "physical_limits.by_gpu_model",
+        absl::StrCat(by_model->size(), " models; allowed: at most ",
+                     kMaxPhysicalLimitModels));
+  }
+  for (const auto& [model, entry] : *by_model) {
+    const std::string path =
+        absl::StrCat("physical_limits.by_gpu_model[", model, "]");
+    if (model.empty() || model.size() > kMaxGpuModelLength) {
+      return ConfigError(
+          entry.line, path,
+          absl::StrCat("a GPU model name of 1 to ", kMaxGpuModelLength,
+                       " characters, as NVML names it"));
+    }
+    absl::StatusOr<Fields> paths = ReadMap(entry.value, entry.line, path,
+                                           {"nvlink", "pcie_shm", "network"});
+    if (!paths.ok()) return paths.status();
+    PathLimits own = limits;  // the paths it leaves out: the plain ceilings
+    FP_RETURN_IF_ERROR(ReadPathLimits(*paths, path, own));
+    limits.by_gpu_model[model] = own;
   }
   return absl::OkStatus();
 }

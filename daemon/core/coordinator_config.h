@@ -66,6 +66,8 @@
 //     nvlink: 2000               # reported above it fails its sweep
 //     pcie_shm: 2000             # (physical_limits.h; more than 0 ..
 //     network: 2000              # 1000000 each)
+//     by_gpu_model:              # optional, at most 64 models: a sweep of
+//       "NVIDIA H200": {nvlink: 500}  # these GPUs is held to their own
 //   schedules:
 //     - name: nightly            # unique; same naming rule as plans
 //       plan: nightly-full       # must name a plan

@@ -6,12 +6,16 @@
 // limits are deliberately generous ceilings, not expectations: by default
 // kDefaultPhysicalLimitGbps on every path, twice NVLink 5's 900 GB/s per
 // direction and over twice eight 800 Gb/s NICs; set them per path to the
-// hardware's own (config `physical_limits:`).
+// hardware's own (config `physical_limits:`), and per GPU model
+// (`physical_limits.by_gpu_model`): a sweep whose GPU ranks are all of
+// models with their own ceilings is held to theirs.
 //
 // Thread-safety: pure functions.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,15 +26,40 @@ namespace fabricpulse::core {
 inline constexpr double kDefaultPhysicalLimitGbps = 2000;
 inline constexpr double kMaxPhysicalLimitGbps = 1e6;
 
+// At most this many GPU models with ceilings of their own.
+inline constexpr size_t kMaxPhysicalLimitModels = 64;
+
 // busbw ceilings in GB/s (1e9 B/s) per path class.
-struct PhysicalLimits {
+struct PathLimits {
   double nvlink_gbps = kDefaultPhysicalLimitGbps;
   double pcie_shm_gbps = kDefaultPhysicalLimitGbps;
   double network_gbps = kDefaultPhysicalLimitGbps;
 
   double For(PathClass path) const;
+  bool operator==(const PathLimits&) const = default;
+};
+
+struct PhysicalLimits : PathLimits {
+  // Per GPU model as NVML names it ("NVIDIA H200"); a path a model's entry
+  // leaves out has the plain ceiling.
+  std::map<std::string, PathLimits> by_gpu_model;
+
   bool operator==(const PhysicalLimits&) const = default;
 };
+
+// The ceiling on `path` of a sweep whose GPU ranks are of `gpu_models`
+// (empty: CPU ranks only, or models unknown; "" entries, CPU ranks, are
+// left out): the highest of the models' ceilings, a model without an entry
+// counting with the plain one, so that no model's real figure is refused;
+// the plain ceiling without models. `key` names the config key it came
+// from ("physical_limits.network", or
+// "physical_limits.by_gpu_model[NVIDIA H200].nvlink").
+struct Ceiling {
+  double gbps = kDefaultPhysicalLimitGbps;
+  std::string key;
+};
+Ceiling CeilingFor(PathClass path, const std::set<std::string>& gpu_models,
+                   const PhysicalLimits& limits);
 
 // The slowest path among the ranks: network when they span two nodes or
 // more; else pcie_shm when any two GPU ranks lack an NVLink between them
@@ -39,11 +68,12 @@ struct PhysicalLimits {
 PathClass SweepPath(const std::vector<RankLocation>& ranks);
 
 // Why `busbw_bytes_per_second` cannot be real on `path` under `limits`
-// ("busbw 65,500 GB/s is beyond the physical limit of the network path
-// (2,000 GB/s, physical_limits.network)"); nullopt when it can. A busbw that
+// for a sweep of `gpu_models` (CeilingFor) ("busbw 65,500 GB/s is beyond
+// the physical limit of the network path (2,000 GB/s,
+// physical_limits.network)"); nullopt when it can. A busbw that
 // is not a finite number is beyond every limit.
-std::optional<std::string> BeyondPhysicalLimit(double busbw_bytes_per_second,
-                                               PathClass path,
-                                               const PhysicalLimits& limits);
+std::optional<std::string> BeyondPhysicalLimit(
+    double busbw_bytes_per_second, PathClass path, const PhysicalLimits& limits,
+    const std::set<std::string>& gpu_models = {});
 
 }  // namespace fabricpulse::core

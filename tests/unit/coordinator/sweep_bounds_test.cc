@@ -133,6 +133,36 @@ TEST_F(SweepBoundsTest, AFigureBeyondThePhysicalLimitFailsTheSweep) {
   EXPECT_EQ((*sweeps)[0].status, "failed");
 }
 
+// A GPU model's own ceiling (physical_limits.by_gpu_model): two NVLinked
+// H200 ranks reporting 1,000 GB/s stay within the plain 2,000 but not within
+// the H200's 480; 4 GB/s passes.
+TEST_F(SweepBoundsTest, AGpuModelsOwnCeilingApplies) {
+  core::CoordinatorConfig config;
+  core::PathLimits h200;
+  h200.nvlink_gbps = 480;
+  config.physical_limits.by_gpu_model["NVIDIA H200"] = h200;
+  orchestrator_ = std::make_unique<coordinator::SweepOrchestrator>(
+      config, history_.get(), metrics_.get(), &agents_, &clock_);
+  orchestrator_->SetAdvertisedAddress("coordinator:1");
+  v1::AgentInfo info = CpuAgent("node-a", 2);
+  for (int i = 0; i < 2; ++i) {
+    v1::WorkerInfo* w = info.mutable_workers(i);
+    w->set_gpu(i);
+    w->set_gpu_model("NVIDIA H200");
+    w->add_nvlink_peers(1 - i);
+  }
+  auto a = AddAgent(info);
+  a->SetRankSeconds(1.024e-9);  // 1 KiB in 1 ns: 1,000 GB/s
+  absl::Status status = Run(ThreeSteps());
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("beyond the physical limit of the nvlink path (480 "
+                        "GB/s, physical_limits.by_gpu_model[NVIDIA "
+                        "H200].nvlink)"));
+  a->SetRankSeconds(1e-6);
+  EXPECT_TRUE(Run(ThreeSteps()).ok());
+}
+
 TEST_F(SweepBoundsTest, PlausibleFiguresPassTheLimit) {
   auto a = AddAgent("node-a", 2);
   a->SetRankSeconds(1e-6);  // 4 KiB in 1 us: 4 GB/s

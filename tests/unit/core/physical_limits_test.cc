@@ -4,6 +4,7 @@
 #include "daemon/core/physical_limits.h"
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,55 @@ TEST(PhysicalLimitsTest, TheConfigSetsThemPerPath) {
             "config line 2: physical_limits.network: 0 is out of range; "
             "allowed: more than 0, up to 1000000 (GB/s)");
   EXPECT_FALSE(ParseCoordinatorConfig("physical_limits:\n  pcie: 1\n").ok());
+}
+
+TEST(PhysicalLimitsTest, GpuModelsHaveCeilingsOfTheirOwn) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      "physical_limits:\n"
+      "  nvlink: 2000\n"
+      "  by_gpu_model:\n"
+      "    \"NVIDIA H200\": {nvlink: 480, pcie_shm: 64}\n"
+      "    \"NVIDIA L40S\": {pcie_shm: 32}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const PhysicalLimits& limits = config->physical_limits;
+  ASSERT_EQ(limits.by_gpu_model.size(), 2u);
+  // A path an entry leaves out keeps the plain ceiling.
+  EXPECT_EQ(limits.by_gpu_model.at("NVIDIA H200").network_gbps,
+            kDefaultPhysicalLimitGbps);
+  const std::set<std::string> h200 = {"NVIDIA H200"};
+  // A fabricated 600 GB/s over NVLink: within the plain 2,000, not within
+  // the H200's 480.
+  EXPECT_FALSE(BeyondPhysicalLimit(600e9, PathClass::kNvlink, limits));
+  EXPECT_EQ(*BeyondPhysicalLimit(600e9, PathClass::kNvlink, limits, h200),
+            "busbw 600.0 GB/s is beyond the physical limit of the nvlink path "
+            "(480 GB/s, physical_limits.by_gpu_model[NVIDIA H200].nvlink)");
+  // A real 450 GB/s on H200s passes (the healthy opposite).
+  EXPECT_FALSE(BeyondPhysicalLimit(450e9, PathClass::kNvlink, limits, h200));
+  // Mixed models: the highest ceiling, so that no model's real figure is
+  // refused; a model without an entry counts with the plain ceiling; CPU
+  // ranks ("") add none.
+  EXPECT_EQ(
+      CeilingFor(PathClass::kPcieShm, {"NVIDIA H200", "NVIDIA L40S"}, limits)
+          .gbps,
+      64);
+  EXPECT_EQ(
+      CeilingFor(PathClass::kNvlink, {"NVIDIA H200", "NVIDIA B200"}, limits)
+          .key,
+      "physical_limits.nvlink");
+  EXPECT_EQ(CeilingFor(PathClass::kNvlink, {""}, limits).gbps, 2000);
+  // Bad entries are refused naming the key and the range.
+  EXPECT_EQ(ParseCoordinatorConfig("physical_limits:\n  by_gpu_model:\n"
+                                   "    \"NVIDIA H200\": {nvlink: -1}\n")
+                .status()
+                .message(),
+            "config line 3: physical_limits.by_gpu_model[NVIDIA H200].nvlink: "
+            "-1 is out of range; allowed: more than 0, up to 1000000 (GB/s)");
+  EXPECT_FALSE(ParseCoordinatorConfig("physical_limits:\n  by_gpu_model:\n"
+                                      "    \"NVIDIA H200\": {nvswitch: 1}\n")
+                   .ok());
+  EXPECT_FALSE(
+      ParseCoordinatorConfig("physical_limits:\n  by_gpu_model: [1, 2]\n")
+          .ok());
 }
 
 }  // namespace FP_UNITY_ID
