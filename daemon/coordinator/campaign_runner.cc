@@ -164,6 +164,7 @@ absl::StatusOr<std::string> CampaignRunner::Start(const std::string& plan,
   options.settings = config.campaign->settings;
   options.group_by = spec.group_by;
   options.expected_busbw = config.campaign->expected_busbw_gbps * 1e9;
+  options.thresholds = config.campaign->thresholds;
   HistoryStore* history = history_;
   options.on_record = [history, plan](const core::GroupResult& result) {
     absl::Status saved = history->SaveNodeResult(plan, result);
@@ -387,7 +388,7 @@ void CampaignRunner::RunGroup(std::shared_ptr<Active> active,
     done.held_back = true;
     for (const BusyGpu& gpu : busy) done.busy.push_back(gpu.node);
   } else {
-    GroupOutcome outcome(active->judge_op);
+    GroupOutcome outcome(active->judge_op, members);
     v1::SweepRequest request;
     request.set_plan(active->plan);
     for (const std::string& node : group.nodes) request.add_nodes(node);

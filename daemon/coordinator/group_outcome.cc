@@ -3,8 +3,27 @@
 #include <limits>
 
 #include "daemon/coordinator/busy_gpus.h"
+#include "daemon/core/physical_limits.h"
 
 namespace fabricpulse::coordinator {
+
+GroupOutcome::GroupOutcome(std::string judge_op,
+                           const std::vector<v1::AgentInfo>& members)
+    : judge_op_(std::move(judge_op)) {
+  std::vector<core::RankLocation> ranks;
+  for (const v1::AgentInfo& a : members) {
+    for (const v1::WorkerInfo& w : a.workers()) {
+      core::RankLocation location;
+      location.node = a.node_name();
+      location.gpu = w.gpu();
+      location.nvlink_peers.assign(w.nvlink_peers().begin(),
+                                   w.nvlink_peers().end());
+      ranks.push_back(std::move(location));
+      if (gpu_model_.empty() && w.gpu() >= 0) gpu_model_ = w.gpu_model();
+    }
+  }
+  if (!ranks.empty()) path_ = core::PathClassName(core::SweepPath(ranks));
+}
 
 bool GroupOutcome::Take(const v1::SweepEvent& event) {
   if (event.has_started()) sweep_id_ = event.started().sweep_id();
@@ -35,6 +54,7 @@ core::GroupMeasurement GroupOutcome::Measurement(const absl::Status& status,
   m.ok = status.ok();
   m.data_wrong = data_wrong_;
   m.busbw = found_ ? busbw_ : std::numeric_limits<double>::quiet_NaN();
+  m.step = {judge_op_, found_ ? bytes_ : 0, path_, gpu_model_};
   m.sweep_id = sweep_id_;
   m.error = std::string(status.message());
   m.at = at;

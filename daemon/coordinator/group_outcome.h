@@ -23,8 +23,10 @@ namespace fabricpulse::coordinator {
 
 class GroupOutcome {
  public:
-  explicit GroupOutcome(std::string judge_op)
-      : judge_op_(std::move(judge_op)) {}
+  // `members`: the group's agents as described before its sweep; their
+  // ranks give the path and the GPU model that `thresholds` match on.
+  GroupOutcome(std::string judge_op,
+               const std::vector<v1::AgentInfo>& members = {});
 
   // Takes one event of the group's sweep (a SweepSink); always true.
   bool Take(const v1::SweepEvent& event);
@@ -41,6 +43,8 @@ class GroupOutcome {
 
  private:
   std::string judge_op_;
+  std::string path_;       // core::PathClassName of the members' slowest
+  std::string gpu_model_;  // the members' first GPU model; "" CPU ranks
   std::string sweep_id_;
   bool data_wrong_ = false;
   bool found_ = false;

@@ -47,7 +47,9 @@ GroupResult Campaign::ResultOf(const CampaignGroup& group,
   result.sweep_id = m.sweep_id;
   result.at = m.at;
   result.error = m.error;
-  if (options_.expected_busbw > 0) {
+  if (const int t = MatchThreshold(options_.thresholds, m.step); t >= 0) {
+    result.reference_busbw = options_.thresholds[t].gbps * 1e9;
+  } else if (options_.expected_busbw > 0) {
     result.reference_busbw = options_.expected_busbw;
   } else if (peers != nullptr && peers->median > 0) {
     result.reference_busbw = peers->median;

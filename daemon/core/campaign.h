@@ -5,8 +5,10 @@
 // runs each due group's sweep and reports how it ended, on real or fake
 // time.
 //
-// The reference: `expected_busbw` when the plan sets one (an absolute
-// threshold, as for a machine type), else the median of peers' busbw with
+// The reference: the matching entry of `thresholds` (per op, size, path and
+// GPU model, busbw_thresholds.h), else `expected_busbw` when the plan sets
+// one (an absolute threshold, as for a machine type), else the median of
+// peers' busbw with
 // their spread (core/peer_reference.h), so that only a deviation beyond
 // what healthy peers show is low or bad. Peers are the first pass's other
 // measured groups of the same node count: each first-pass group is judged
@@ -38,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "daemon/core/busbw_thresholds.h"
 #include "daemon/core/campaign_groups.h"
 #include "daemon/core/campaign_run.h"
 #include "daemon/core/node_verdict.h"
@@ -57,6 +60,7 @@ struct GroupMeasurement {
   bool ok = false;  // the sweep completed (false: failed, dead agent...)
   bool data_wrong = false;
   double busbw = 0;  // bytes/s of the judged step; NaN: not measured
+  JudgedStep step;   // what the judged step was (for `thresholds`)
   std::string sweep_id;
   std::string error;  // when !ok
   absl::Time at = absl::InfinitePast();
@@ -66,6 +70,7 @@ struct CampaignOptions {
   CampaignSettings settings;
   std::string group_by;       // label key for second-pass partners
   double expected_busbw = 0;  // > 0: the reference instead of peers'
+  std::vector<BusbwThreshold> thresholds;  // before expected_busbw
   // Called with each result the book recorded, in order (to keep it).
   std::function<void(const GroupResult&)> on_record;
 };

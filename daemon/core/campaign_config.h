@@ -19,6 +19,10 @@
 //         validity: 24h            # a verdict older than this: untested
 //         expected_busbw_gbps: 0   # > 0: the reference (GB/s, 1e9 B/s);
 //                                  # 0: the median of the group's peers
+//         thresholds:              # references per op, size, path and GPU
+//           - {op: all_reduce, bytes: 1G, path: network, gbps: 45}
+//                                  # model (busbw_thresholds.h); before
+//                                  # expected_busbw_gbps
 //
 // Every key is optional; `campaign: {}` is a pairs campaign with the
 // defaults above. The judged step of a group sweep is judge_op's largest
@@ -28,9 +32,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "daemon/core/agent_labels.h"
+#include "daemon/core/busbw_thresholds.h"
 #include "daemon/core/campaign_groups.h"
 #include "daemon/core/campaign_run.h"
 #include "daemon/core/node_verdict.h"
@@ -44,6 +50,7 @@ struct CampaignConfig {
   CampaignSettings settings;
   VerdictRules rules;
   double expected_busbw_gbps = 0;
+  std::vector<BusbwThreshold> thresholds;
 
   bool operator==(const CampaignConfig& o) const;
   // "pairs by rack, select pool=train, judge all_reduce, window 2h, 16

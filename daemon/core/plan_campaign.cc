@@ -2,9 +2,11 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/byte_size.h"
 #include "daemon/core/campaign_config.h"
 #include "daemon/core/plan_parser.h"
 #include "daemon/core/range_error.h"
+#include "daemon/core/status_macros.h"
 
 namespace fabricpulse::core {
 
@@ -20,7 +22,8 @@ bool CampaignConfig::operator==(const CampaignConfig& o) const {
          rules.thresholds.critical_fraction ==
              o.rules.thresholds.critical_fraction &&
          rules.validity == o.rules.validity &&
-         expected_busbw_gbps == o.expected_busbw_gbps;
+         expected_busbw_gbps == o.expected_busbw_gbps &&
+         thresholds == o.thresholds;
 }
 
 std::string CampaignConfig::Text() const {
@@ -39,6 +42,9 @@ std::string CampaignConfig::Text() const {
   if (expected_busbw_gbps > 0) {
     absl::StrAppend(&text, " of ", expected_busbw_gbps, " GB/s");
   }
+  if (!thresholds.empty()) {
+    absl::StrAppend(&text, ", ", thresholds.size(), " threshold(s)");
+  }
   absl::StrAppend(&text, ", valid ", absl::FormatDuration(rules.validity));
   return text;
 }
@@ -52,6 +58,7 @@ absl::Status CampaignConfig::Validate() const {
                       "0 (judge against peers) or a busbw in GB/s up to "
                       "1000000");
   }
+  if (absl::Status s = ValidateThresholds(thresholds); !s.ok()) return s;
   if (!grouping.group_by.empty()) {
     if (absl::Status s = ValidateLabelKey("group_by", grouping.group_by);
         !s.ok()) {
@@ -92,8 +99,67 @@ absl::Status ReadSelect(const Field& field, absl::string_view path,
   return Relabel(ValidateLabels("select", select), field.line, path);
 }
 
+// One entry of `thresholds`: {op, bytes, path, gpu_model, gbps}.
+absl::Status ReadThreshold(const YAML::Node& node, const std::string& at,
+                           BusbwThreshold& t) {
+  const int line = LineOf(node);
+  absl::StatusOr<Fields> fields =
+      ReadMap(node, line, at, {"op", "bytes", "path", "gpu_model", "gbps"});
+  if (!fields.ok()) return fields.status();
+  if (fields->count("gbps") == 0) {
+    return ConfigError(line, JoinPath(at, "gbps"),
+                       "required (the reference busbw in GB/s)");
+  }
+  for (const auto& [key, value] : *fields) {
+    const std::string sub = JoinPath(at, key);
+    if (key == "gbps") {
+      absl::StatusOr<double> gbps = ReadDouble(value, sub);
+      if (!gbps.ok()) return gbps.status();
+      t.gbps = *gbps;
+      continue;
+    }
+    absl::StatusOr<std::string> text = ReadString(value, sub);
+    if (!text.ok()) return text.status();
+    if (key == "bytes") {
+      absl::StatusOr<uint64_t> bytes = ParseByteSize(*text, "bytes");
+      if (!bytes.ok()) return Relabel(bytes.status(), value.line, sub);
+      t.bytes = *bytes;
+    } else {
+      (key == "op" ? t.op : key == "path" ? t.path : t.gpu_model) = *text;
+    }
+  }
+  absl::Status valid = ValidateThreshold(t);
+  if (valid.ok()) return valid;
+  const std::string field(valid.message().substr(0, valid.message().find(':')));
+  auto it = fields->find(field);
+  return Relabel(valid, it == fields->end() ? line : it->second.line,
+                 JoinPath(at, field));
+}
+
+absl::Status ReadThresholds(const Field& field, const std::string& at,
+                            std::vector<BusbwThreshold>& out) {
+  if (!field.value.IsSequence()) {
+    return ConfigError(field.line, at,
+                       "a list of {op, bytes, path, gpu_model, gbps} entries");
+  }
+  if (field.value.size() > kMaxBusbwThresholds) {
+    return ConfigError(
+        field.line, at,
+        absl::StrCat(field.value.size(), " entries; allowed: at most ",
+                     kMaxBusbwThresholds));
+  }
+  for (size_t i = 0; i < field.value.size(); ++i) {
+    BusbwThreshold t;
+    FP_RETURN_IF_ERROR(
+        ReadThreshold(field.value[i], absl::StrCat(at, "[", i, "]"), t));
+    out.push_back(std::move(t));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadCampaignKey(const std::string& key, const Field& field,
                              const std::string& at, CampaignConfig& c) {
+  if (key == "thresholds") return ReadThresholds(field, at, c.thresholds);
   if (key == "grouping") {
     absl::StatusOr<std::string> text = ReadString(field, at);
     if (!text.ok()) return text.status();
@@ -139,7 +205,7 @@ absl::Status ReadCampaignField(const Field& field, absl::string_view path,
       field.value, field.line, path,
       {"grouping", "group_by", "select", "judge_op", "max_concurrent_groups",
        "max_fleet_fraction", "window", "busy_retry", "warn_fraction",
-       "critical_fraction", "validity", "expected_busbw_gbps"});
+       "critical_fraction", "validity", "expected_busbw_gbps", "thresholds"});
   if (!fields.ok()) return fields.status();
   CampaignConfig campaign;
   for (const auto& [key, value] : *fields) {

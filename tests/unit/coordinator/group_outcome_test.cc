@@ -67,6 +67,47 @@ TEST(GroupOutcomeTest, BusyAndPreemptedAreHeldBack) {
   EXPECT_TRUE(GroupOutcome::HeldBack(PreemptedError({"a", 0, 1})));
 }
 
+// What `thresholds` match on: the judged op and size, the members' slowest
+// path and their first GPU model.
+TEST(GroupOutcomeTest, TheJudgedStepNamesItsOpSizePathAndGpuModel) {
+  auto node = [](const std::string& name, int gpus) {
+    v1::AgentInfo a;
+    a.set_node_name(name);
+    for (int g = 0; g < gpus; ++g) {
+      v1::WorkerInfo* w = a.add_workers();
+      w->set_gpu(g);
+      w->set_gpu_model("NVIDIA H200");
+      for (int p = 0; p < gpus; ++p) {
+        if (p != g) w->add_nvlink_peers(p);
+      }
+    }
+    return a;
+  };
+  GroupOutcome pair("all_reduce", {node("a", 2), node("b", 2)});
+  pair.Take(Step("all_reduce", 1 << 30, false, 4e10));
+  core::JudgedStep step =
+      pair.Measurement(absl::OkStatus(), absl::FromUnixSeconds(5)).step;
+  EXPECT_EQ(step.op, "all_reduce");
+  EXPECT_EQ(step.bytes, 1u << 30);
+  EXPECT_EQ(step.path, "network");
+  EXPECT_EQ(step.gpu_model, "NVIDIA H200");
+  GroupOutcome alone("all_reduce", {node("a", 2)});
+  EXPECT_EQ(
+      alone.Measurement(absl::OkStatus(), absl::FromUnixSeconds(5)).step.path,
+      "nvlink");
+  v1::AgentInfo cpu;
+  cpu.set_node_name("c");
+  cpu.add_workers()->set_gpu(-1);
+  cpu.add_workers()->set_gpu(-1);
+  const core::JudgedStep cpus =
+      GroupOutcome("all_reduce", {cpu})
+          .Measurement(absl::OkStatus(), absl::FromUnixSeconds(5))
+          .step;
+  EXPECT_EQ(cpus.path, "pcie_shm");
+  EXPECT_EQ(cpus.gpu_model, "");
+  EXPECT_EQ(cpus.bytes, 0u);  // not measured
+}
+
 }  // namespace FP_UNITY_ID
 }  // namespace
 }  // namespace fabricpulse::coordinator

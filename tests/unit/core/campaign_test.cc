@@ -316,6 +316,25 @@ TEST(CampaignTest, TooFewPeersJudgeOnlyFailuresUnlessAnExpectedBusbwIsSet) {
   EXPECT_FALSE(Campaign::Create({{"a"}}, {}, absolute, kT0, &book).ok());
 }
 
+// Absolute references per op, size, path and GPU model (issue 28, item 4):
+// a matching entry is the reference, as expected_busbw is; one that does not
+// match the judged step leaves the peers (too few here: nobody is named).
+TEST(CampaignTest, AMatchingThresholdIsTheReferenceAndOthersAreNot) {
+  SimFleet fleet(3, 0.02);
+  fleet.Slow("gpu-101", 0.5);
+  NodeVerdictBook book = Book();
+  CampaignOptions other = Options();
+  other.thresholds = {{"all_gather", 0, "", "", kSimRef / 1e9}};
+  Outcome out = RunCampaign(fleet, book, Grouping::kNode, 0, kT0, other);
+  EXPECT_THAT(Named(fleet, book, out.end), IsEmpty());
+  CampaignOptions any = Options();
+  any.thresholds = {{"", 0, "", "", kSimRef / 1e9}};
+  any.expected_busbw = kSimRef * 100;  // the matching entry comes first
+  out = RunCampaign(fleet, book, Grouping::kNode, 0, out.end, any);
+  EXPECT_THAT(Named(fleet, book, out.end),
+              ElementsAre(std::make_pair("gpu-101", NodeVerdict::kFail)));
+}
+
 // The false-alarm rate, measured: 500 campaigns of 32 nodes on a healthy
 // fabric with +-15 % noise where 2 % of all sweeps also run at half speed
 // (one-off bad numbers). A node is named only when both its first pass and

@@ -84,7 +84,7 @@ TEST(PlanCampaignTest, ErrorsNameLineKeyAndRange) {
       "config line 4: plans.p.campaign.tempo: unknown key; allowed: "
       "busy_retry, critical_fraction, expected_busbw_gbps, group_by, "
       "grouping, judge_op, max_concurrent_groups, max_fleet_fraction, "
-      "select, validity, warn_fraction, window");
+      "select, thresholds, validity, warn_fraction, window");
 }
 
 TEST(PlanCampaignTest, LabelsAndJudgeOpAreChecked) {
