@@ -17,9 +17,12 @@
 #      signals that must stay silent when nothing is wrong: no regression (the
 #      regression panel, its alert and the raw gauge have no data) and no hang
 #      (the culprit and hang panels, the hang alert and series have none).
-#   4. The faults, made for real: a 6th `sweep --plan quick` with rank 3's
-#      worker throttled (SIGSTOP 100 ms / SIGCONT ~3 ms, in a loop, for the
-#      sweep: steps several times slower than their baseline of 5 good
+#   4. The faults, made for real: a 6th and a 7th `sweep --plan quick` with
+#      rank 3's worker throttled (SIGSTOP 100 ms / SIGCONT ~3 ms, in a loop,
+#      for both sweeps: two in a row, so that the alert's confirmation (the
+#      same step regressed in the sweep before) holds even when a loaded
+#      machine leaves only a few steps judged; steps several times slower
+#      than their baseline of 5 good
 #      sweeps, 3-8x with Gloo ops of ~10 ms on a loaded 2-core machine, more
 #      where ops are faster), one healthy ad-hoc sweep, a pairwise matrix
 #      (`fabricpulse matrix`: the node-pair series), and one ad-hoc sweep that hangs:
@@ -105,10 +108,10 @@ fabricpulse_fleet "Isolations (time range)" A | empty | no plan with isolate_on 
 fabricpulse_fleet "Isolations per hour" A     | empty | no plan with isolate_on in this config: no fabricpulse_isolations_total series
 # Day-over-day comparison: this Prometheus is seconds old.
 fabricpulse_op_drilldown "busbw against size: last sweep, baseline, 24h ago" C | empty | offset 1d: no data a day ago in a fresh Prometheus
-# Regressions: the last quick sweep ran with rank 3 throttled (step 4);
+# Regressions: the last two quick sweeps ran with rank 3 throttled (step 4);
 # before it (step 3) these are checked empty.
 fabricpulse_fleet "Current regressions" A | data | the last quick sweep (rank 3 throttled) regressed against 5 good sweeps
-alert:FabricPulseBusBandwidthRegression | data | the throttled quick sweep's steps are below their baseline (pending: for 5m)
+alert:FabricPulseBusBandwidthRegression | data | the throttled quick sweeps' steps are below their baseline, two sweeps in a row (pending: for 5m)
 # Alerts whose state is certain here (the others only evaluate).
 alert:FabricPulseSweepFailing | empty | the only failed sweep is ad hoc (fabricpulse_last_sweep_success{plan="adhoc"} == 0), and ad-hoc sweeps never page
 alert:FabricPulseAgentDown{reason=scrape_failed} | empty | both agents are up
@@ -183,7 +186,7 @@ adhoc_sizes=1024,4096,16384,65536   # ad-hoc and hung sweeps' sizes
 # ad-hoc counts below count it once).
 matrix=(--bytes 16K --iters 3 --warmup 1 --no-confirm)
 fleet_ranks=node-0:0,node-0:1,node-1:2,node-1:3
-throttled_rank=3   # node-1 worker 1: slowed through the 6th quick sweep
+throttled_rank=3   # node-1 worker 1: slowed through the 6th and 7th quick sweeps
 hung_rank=1        # node-0 worker 1: SIGSTOPped in the hung sweep
 
 # -------------------------------------------------------------------------
@@ -374,7 +377,8 @@ victim=$(worker_pid "$throttled_rank")
 stopped_pid=$victim
 throttle "$victim" &
 throttle_pid=$!
-sweep "--plan quick (6/6, rank $throttled_rank throttled, pid $victim)" --plan quick
+sweep "--plan quick (6/7, rank $throttled_rank throttled, pid $victim)" --plan quick
+sweep "--plan quick (7/7, rank $throttled_rank throttled, pid $victim)" --plan quick
 kill "$throttle_pid"
 wait "$throttle_pid" 2>/dev/null || true
 throttle_pid=""
@@ -431,7 +435,7 @@ scraped_after 'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="fail
 echo "scraped and evaluated in $(elapsed "$t")"
 # Ad hoc, succeeded: the ad-hoc sweep and the matrix (a sweep of plan adhoc).
 for check in \
-    'fabricpulse_sweeps_total{plan="quick",trigger="cli",outcome="succeeded"} == 6' \
+    'fabricpulse_sweeps_total{plan="quick",trigger="cli",outcome="succeeded"} == 7' \
     'fabricpulse_sweeps_total{plan="quick",trigger="cli",outcome="failed"} == 0' \
     'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="succeeded"} == 2' \
     'fabricpulse_sweeps_total{plan="adhoc",trigger="cli",outcome="failed"} == 1' \
