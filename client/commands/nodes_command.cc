@@ -10,6 +10,7 @@
 #include "client/commands/list_command.h"
 #include "client/output/csv_printer.h"
 #include "client/output/text_table.h"
+#include "daemon/core/peer_reference.h"
 
 namespace fabricpulse::client {
 namespace {
@@ -103,12 +104,18 @@ std::string FormatNotingLeftOut(const v1::ListNodesResponse& nodes,
 }  // namespace
 
 std::string CampaignLine(const v1::CampaignInfo& c) {
-  return absl::StrCat("campaign ", c.campaign_id(), " of ", c.plan(), " (",
-                      c.grouping(), ") ", c.status(), ": ", c.measured(),
-                      " of ", c.fleet(), " node(s) measured; pass ", c.pass(),
-                      ", degraded ", c.degraded(), ", fail ", c.fail(),
-                      ", suspect ", c.suspect(), ", untested ", c.untested(),
-                      "; ", c.second_passes(), " second pass(es)");
+  return absl::StrCat(
+      "campaign ", c.campaign_id(), " of ", c.plan(), " (", c.grouping(), ") ",
+      c.status(), ": ", c.measured(), " of ", c.fleet(),
+      " node(s) measured; pass ", c.pass(), ", degraded ", c.degraded(),
+      ", fail ", c.fail(), ", suspect ", c.suspect(), ", untested ",
+      c.untested(), "; ", c.second_passes(), " second pass(es)",
+      c.has_plan_noise()
+          ? absl::StrFormat("; plan noise %.1f %% (against peers, drops "
+                            "under %.0f %% are not judged)",
+                            c.plan_noise() * 100,
+                            c.plan_noise() * 100 * core::kPeerSpreadMultiple)
+          : std::string());
 }
 
 std::string FormatNodes(const v1::ListNodesResponse& nodes,

@@ -61,6 +61,7 @@ v1::CampaignInfo CampaignInfoOf(const CampaignRecord& r) {
   info.set_fail(r.fail);
   info.set_suspect(r.suspect);
   info.set_second_passes(r.second_passes);
+  if (r.plan_noise) info.set_plan_noise(*r.plan_noise);
   return info;
 }
 

@@ -246,10 +246,12 @@ absl::StatusOr<std::vector<CampaignRecord>> CampaignRunner::NewestCampaigns(
     const std::string& plan) {
   std::vector<CampaignRecord> out;
   std::vector<std::string> stored;
+  std::map<std::string, double> noise;  // plan: its book's noise, when known
   {
     absl::MutexLock lock(&mu_);
     for (auto& [name, state] : plans_) {
       if (!plan.empty() && name != plan) continue;
+      if (const double n = state.book->NoiseSpread(); n > 0) noise[name] = n;
       if (state.active != nullptr) {
         Summarize(*state.active, kCampaignRunning);
         out.push_back(state.active->record);
@@ -263,6 +265,11 @@ absl::StatusOr<std::vector<CampaignRecord>> CampaignRunner::NewestCampaigns(
         history_->ListCampaigns(name, 1);
     if (!last.ok()) return last.status();
     out.insert(out.end(), last->begin(), last->end());
+  }
+  for (CampaignRecord& r : out) {
+    if (auto it = noise.find(r.plan); it != noise.end()) {
+      r.plan_noise = it->second;
+    }
   }
   return out;
 }

@@ -152,6 +152,10 @@ struct CampaignRecord {
   int fail = 0;
   int suspect = 0;
   int second_passes = 0;
+  // Not stored: the plan's measured noise now (NodeVerdictBook::
+  // NoiseSpread, relative), filled by CampaignRunner::NewestCampaigns;
+  // absent before kMinNoisePool peer-judged results.
+  std::optional<double> plan_noise;
 };
 
 // What a baseline is kept apart by, beside plan, nranks and the step.

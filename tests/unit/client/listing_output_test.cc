@@ -208,6 +208,18 @@ TEST(NodesOutputTest, TableHasEachVerdictItsNewestEvidenceAndTheCampaign) {
               HasSubstr("no node has a verdict"));
 }
 
+// The plan's measured noise (issue 28): how large a drop must be to be
+// judged against peers; absent before the plan has enough results.
+TEST(NodesOutputTest, TheCampaignLineSaysThePlansNoise) {
+  v1::ListNodesResponse nodes = Nodes();
+  nodes.mutable_campaigns(0)->set_plan_noise(0.063);
+  EXPECT_THAT(FormatNodes(nodes, OutputFormat::kTable),
+              HasSubstr("2 second pass(es); plan noise 6.3 % (against peers, "
+                        "drops under 19 % are not judged)\n"));
+  EXPECT_THAT(FormatNodes(nodes, OutputFormat::kJson),
+              HasSubstr("\"plan_noise\":0.063"));
+}
+
 TEST(NodesOutputTest, CsvHasOneLinePerNodeAndJsonTheResponse) {
   const std::string csv = FormatNodes(Nodes(), OutputFormat::kCsv);
   EXPECT_THAT(csv, HasSubstr("plan,node,verdict,since_unix_s,"));

@@ -80,9 +80,16 @@ class FakeFleet {
     v1::StepResult* r = result.mutable_result();
     r->mutable_step()->set_op("all_reduce");
     r->mutable_step()->set_bytes(1 << 20);
-    r->set_busbw_bytes_per_second(slow ? kFast / 10 : kFast);
+    // With jitter, the groups' busbw spread by +-5 % around kFast.
+    const double jitter =
+        jitter_ ? 1 + 0.025 * (static_cast<int>(next_ % 5) - 2) : 1;
+    r->set_busbw_bytes_per_second(slow ? kFast / 10 : kFast * jitter);
     sink(result);
     return absl::OkStatus();
+  }
+  void SetJitter(bool on) {
+    absl::MutexLock lock(&mu_);
+    jitter_ = on;
   }
   void SetSlow(const std::string& node) {
     absl::MutexLock lock(&mu_);
@@ -119,6 +126,7 @@ class FakeFleet {
   absl::Mutex mu_;
   std::map<std::string, v1::AgentInfo> agents_;
   std::set<std::string> slow_;
+  bool jitter_ = false;
   std::vector<std::vector<std::string>> groups_;
   std::set<std::string> triggers_;
   Gate* gate_ = nullptr;
@@ -220,6 +228,20 @@ TEST_F(CampaignRunnerTest, AHealthyFleetIsCoveredInPairsAndNobodyNamed) {
   auto stored = history_->NodeResults("camp");
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->size(), 5u);
+}
+
+// The plan's measured noise (issue 28) comes with its newest campaign: none
+// from an even fleet (no spread to measure), and once the groups' busbw
+// varies, the robust spread of busbw / reference.
+TEST_F(CampaignRunnerTest, TheNewestCampaignCarriesThePlansNoise) {
+  auto runner = NewRunner();
+  EXPECT_FALSE(RunToEnd(*runner).plan_noise.has_value());
+  fleet_.SetJitter(true);
+  const CampaignRecord r = RunToEnd(*runner);
+  ASSERT_TRUE(r.plan_noise.has_value());
+  EXPECT_GT(*r.plan_noise, 0);
+  EXPECT_LT(*r.plan_noise, 0.1);
+  EXPECT_EQ(Verdicts(*runner), AllPass());
 }
 
 // The next campaign of a plan starts right after the last one ended (its
