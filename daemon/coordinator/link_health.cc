@@ -69,6 +69,7 @@ std::string NodeModel(const v1::AgentInfo& a) {
 }
 
 void JudgeNvlinks(const std::vector<const v1::AgentInfo*>& agents,
+                  const core::LinkExpectations& expectations,
                   std::map<std::string, std::vector<std::string>>& out) {
   std::map<std::string, std::vector<Sample>> by_model;
   for (const v1::AgentInfo* agent : agents) {
@@ -85,6 +86,16 @@ void JudgeNvlinks(const std::vector<const v1::AgentInfo*>& agents,
     }
   }
   for (const auto& [model, samples] : by_model) {
+    if (auto e = expectations.find(model);
+        e != expectations.end() && e->second.nvlinks) {
+      for (const Sample& s : samples) {
+        if (s.value >= *e->second.nvlinks) continue;
+        out[s.node].push_back(absl::StrFormat(
+            "gpu %d (%s): %g NVLinks active, expected %d (link_expectations)",
+            s.gpu, model, s.value, *e->second.nvlinks));
+      }
+      continue;
+    }
     const std::optional<PeerFigures> f = Figures(samples);
     if (!f) continue;
     for (const Sample& s : samples) {
@@ -98,6 +109,7 @@ void JudgeNvlinks(const std::vector<const v1::AgentInfo*>& agents,
 }
 
 void JudgeNics(const std::vector<const v1::AgentInfo*>& agents,
+               const core::LinkExpectations& expectations,
                std::map<std::string, std::vector<std::string>>& out) {
   std::map<std::string, std::vector<Sample>> by_model;
   std::map<std::string, std::string> down;  // node: its fabric NICs not up
@@ -119,17 +131,30 @@ void JudgeNics(const std::vector<const v1::AgentInfo*>& agents,
     by_model[NodeModel(a)].push_back({a.node_name(), -1, up});
     if (!not_up.empty()) down[a.node_name()] = absl::StrJoin(not_up, ", ");
   }
+  auto down_text = [&down](const std::string& node) {
+    auto d = down.find(node);
+    return d == down.end() ? std::string() : absl::StrCat(" (", d->second, ")");
+  };
   for (const auto& [model, samples] : by_model) {
+    if (auto e = expectations.find(model);
+        e != expectations.end() && e->second.nics_gbit) {
+      const double expected = *e->second.nics_gbit * 1e9;
+      for (const Sample& s : samples) {
+        if (s.value >= expected) continue;
+        out[s.node].push_back(absl::StrCat(
+            "nics: ", Gbps(s.value), " up", down_text(s.node), ", expected ",
+            Gbps(expected), " (link_expectations)"));
+      }
+      continue;
+    }
     const std::optional<PeerFigures> f = Figures(samples);
     if (!f) continue;
     for (const Sample& s : samples) {
       if (!Below(s.value, *f)) continue;
-      auto d = down.find(s.node);
-      out[s.node].push_back(absl::StrCat(
-          "nics: ", Gbps(s.value), " up",
-          d == down.end() ? "" : absl::StrCat(" (", d->second, ")"),
-          ", the median of ", f->nodes, " nodes with ",
-          model.empty() ? "no GPU" : model, " ", Gbps(f->median)));
+      out[s.node].push_back(
+          absl::StrCat("nics: ", Gbps(s.value), " up", down_text(s.node),
+                       ", the median of ", f->nodes, " nodes with ",
+                       model.empty() ? "no GPU" : model, " ", Gbps(f->median)));
     }
   }
 }
@@ -137,14 +162,15 @@ void JudgeNics(const std::vector<const v1::AgentInfo*>& agents,
 }  // namespace
 
 std::map<std::string, std::vector<std::string>> LinksBelowPeers(
-    const std::vector<v1::AgentInfo>& agents) {
+    const std::vector<v1::AgentInfo>& agents,
+    const core::LinkExpectations& expectations) {
   std::vector<const v1::AgentInfo*> alive;
   for (const v1::AgentInfo& a : agents) {
     if (a.state() != "lost") alive.push_back(&a);
   }
   std::map<std::string, std::vector<std::string>> out;
-  JudgeNvlinks(alive, out);
-  JudgeNics(alive, out);
+  JudgeNvlinks(alive, expectations, out);
+  JudgeNics(alive, expectations, out);
   return out;
 }
 

@@ -15,6 +15,9 @@
 //    a figure that varies among healthy peers is judged only beyond its
 //    spread, and a fleet where every node has the same links (spread 0)
 //    names any link missing.
+// A model listed in the config's `link_expectations`
+// (core/link_expectations.h) is judged against the figure given there
+// instead: below it is below, with any number of nodes.
 // The facts judged are confirmed on the agent (two reads in a row agree,
 // agent/machine_topology.h). Unknown figures (NVML could not say, no NIC
 // listed, no speed) are not judged and not counted.
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/core/link_expectations.h"
 #include "fabricpulse/v1/types.pb.h"
 
 namespace fabricpulse::coordinator {
@@ -35,9 +39,10 @@ inline constexpr int kMinLinkPeerNodes = 3;
 
 // Per node below its peers, its findings, one line each ("gpu 3 (NVIDIA
 // H200): 12 NVLinks active, the model's median 18 over 24 GPUs of 3
-// nodes"); nodes with none are absent. Lost agents are neither judged nor
-// peers.
+// nodes", or "..., expected 18 (link_expectations)"); nodes with none are
+// absent. Lost agents are neither judged nor peers.
 std::map<std::string, std::vector<std::string>> LinksBelowPeers(
-    const std::vector<v1::AgentInfo>& agents);
+    const std::vector<v1::AgentInfo>& agents,
+    const core::LinkExpectations& expectations = {});
 
 }  // namespace fabricpulse::coordinator

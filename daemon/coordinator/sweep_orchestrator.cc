@@ -93,7 +93,7 @@ void SweepOrchestrator::NodeRegistered(const std::string& node) {
 std::vector<v1::AgentInfo> SweepOrchestrator::AgentsWithLinkHealth() {
   std::vector<v1::AgentInfo> agents = membership_.List();
   const std::map<std::string, std::vector<std::string>> below =
-      LinksBelowPeers(agents);
+      LinksBelowPeers(agents, config_.link_expectations);
   for (v1::AgentInfo& a : agents) {
     auto it = below.find(a.node_name());
     if (it != below.end()) {

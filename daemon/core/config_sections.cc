@@ -189,4 +189,53 @@ absl::Status ParsePhysicalLimits(const Field& field,
   return absl::OkStatus();
 }
 
+absl::Status ParseLinkExpectations(const Field& field,
+                                   CoordinatorConfig& config) {
+  absl::StatusOr<Fields> models =
+      ReadMap(field.value, field.line, "link_expectations", {});
+  if (!models.ok()) return models.status();
+  if (models->size() > kMaxLinkExpectationModels) {
+    return ConfigError(
+        field.line, "link_expectations",
+        absl::StrCat(models->size(), " models; allowed: at most ",
+                     kMaxLinkExpectationModels));
+  }
+  for (const auto& [model, entry] : *models) {
+    const std::string path = absl::StrCat("link_expectations[", model, "]");
+    if (model.empty() || model.size() > kMaxGpuModelLength) {
+      return ConfigError(
+          entry.line, path,
+          absl::StrCat("a GPU model name of 1 to ", kMaxGpuModelLength,
+                       " characters, as NVML names it"));
+    }
+    absl::StatusOr<Fields> keys =
+        ReadMap(entry.value, entry.line, path, {"nvlinks", "nics_gbit"});
+    if (!keys.ok()) return keys.status();
+    LinkExpectation expect;
+    if (auto it = keys->find("nvlinks"); it != keys->end()) {
+      absl::StatusOr<int64_t> n = ReadInt(it->second, path + ".nvlinks");
+      if (!n.ok()) return n.status();
+      if (*n < 0 || *n > kMaxExpectedNvlinks) {
+        return ConfigError(it->second.line, path + ".nvlinks",
+                           absl::StrCat(*n, " is out of range; allowed: 0 to ",
+                                        kMaxExpectedNvlinks));
+      }
+      expect.nvlinks = static_cast<int>(*n);
+    }
+    if (auto it = keys->find("nics_gbit"); it != keys->end()) {
+      absl::StatusOr<double> g = ReadDouble(it->second, path + ".nics_gbit");
+      if (!g.ok()) return g.status();
+      if (!(*g > 0 && *g <= 1e6)) {
+        return ConfigError(it->second.line, path + ".nics_gbit",
+                           absl::StrCat(*g,
+                                        " is out of range; allowed: more than "
+                                        "0, up to 1000000 (Gbit/s)"));
+      }
+      expect.nics_gbit = *g;
+    }
+    config.link_expectations[model] = expect;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace fabricpulse::core::config_internal

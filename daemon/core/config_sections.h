@@ -27,5 +27,9 @@ absl::Status ParseAgents(const Field& field, CoordinatorConfig& config);
 // physical_limits: {nvlink, pcie_shm, network} in GB/s (physical_limits.h).
 // Errors: as ParseHistory.
 absl::Status ParsePhysicalLimits(const Field& field, CoordinatorConfig& config);
+// link_expectations: {MODEL: {nvlinks, nics_gbit}} (link_expectations.h).
+// Errors: as ParseHistory.
+absl::Status ParseLinkExpectations(const Field& field,
+                                   CoordinatorConfig& config);
 
 }  // namespace fabricpulse::core::config_internal

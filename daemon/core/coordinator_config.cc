@@ -266,7 +266,7 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
   absl::StatusOr<Fields> fields =
       ReadMap(root, config_internal::LineOf(root), "",
               {"timezone", "baseline", "history", "agents", "physical_limits",
-               "plans", "schedules"});
+               "link_expectations", "plans", "schedules"});
   if (!fields.ok()) return fields.status();
   if (auto it = fields->find("timezone"); it != fields->end()) {
     absl::StatusOr<std::string> zone =
@@ -282,6 +282,7 @@ absl::StatusOr<CoordinatorConfig> ParseDocument(const YAML::Node& root) {
         std::pair{"history", &config_internal::ParseHistory},
         std::pair{"agents", &config_internal::ParseAgents},
         std::pair{"physical_limits", &config_internal::ParsePhysicalLimits},
+        std::pair{"link_expectations", &config_internal::ParseLinkExpectations},
         std::pair{"plans", &ParsePlans},
         std::pair{"schedules", &ParseSchedules}}) {
     if (auto it = fields->find(key); it != fields->end()) {
@@ -312,7 +313,8 @@ bool operator==(const CoordinatorConfig& a, const CoordinatorConfig& b) {
          a.history_max_bytes == b.history_max_bytes &&
          a.max_agents == b.max_agents &&
          a.forget_lost_agents_after == b.forget_lost_agents_after &&
-         a.physical_limits == b.physical_limits && a.plans == b.plans &&
+         a.physical_limits == b.physical_limits &&
+         a.link_expectations == b.link_expectations && a.plans == b.plans &&
          a.schedules == b.schedules;
 }
 

@@ -68,6 +68,9 @@
 //     network: 2000              # 1000000 each)
 //     by_gpu_model:              # optional, at most 64 models: a sweep of
 //       "NVIDIA H200": {nvlink: 500}  # these GPUs is held to their own
+//   link_expectations:           # optional: judge these models' machines
+//     "NVIDIA H200": {nvlinks: 18, nics_gbit: 3200}  # against these, not
+//                                # their peers (link_expectations.h)
 //   schedules:
 //     - name: nightly            # unique; same naming rule as plans
 //       plan: nightly-full       # must name a plan
@@ -119,6 +122,7 @@
 #include "daemon/core/campaign_config.h"
 #include "daemon/core/cron.h"
 #include "daemon/core/limits.h"
+#include "daemon/core/link_expectations.h"
 #include "daemon/core/physical_limits.h"
 #include "daemon/core/sweep_spec.h"
 
@@ -172,6 +176,9 @@ struct CoordinatorConfig {
   absl::Duration forget_lost_agents_after = kDefaultForgetLostAfter;
   // busbw no path can carry: a result above is rejected (physical_limits.h).
   PhysicalLimits physical_limits;
+  // Links each GPU model's machines are expected to have up
+  // (link_expectations.h).
+  LinkExpectations link_expectations;
   std::map<std::string, PlanConfig> plans;  // by name
   std::vector<ScheduleConfig> schedules;    // in file order
 };

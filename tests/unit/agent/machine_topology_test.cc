@@ -4,6 +4,8 @@
 // does not, and nothing is read between refreshes.
 #include "daemon/agent/machine_topology.h"
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -19,8 +21,11 @@ namespace fs = std::filesystem;
 class MachineTopologyTest : public ::testing::Test {
  protected:
   MachineTopologyTest() {
-    net_ = ::testing::TempDir() + "machine_topology_net";
-    fs::remove_all(net_);
+    // A folder of this process's own: ctest runs each test as a process,
+    // two at once.
+    std::string dir = ::testing::TempDir() + "machine_topology.XXXXXX";
+    EXPECT_NE(mkdtemp(dir.data()), nullptr);
+    net_ = dir + "/net";
     SetNic("up");
     fs::create_directories(fs::path(net_) / "ib0" / "device");
     std::ofstream(fs::path(net_) / "ib0" / "type") << "32\n";
@@ -38,7 +43,10 @@ class MachineTopologyTest : public ::testing::Test {
     options.clock = &clock_;
     topology_ = std::make_unique<MachineTopology>(std::move(options));
   }
-  ~MachineTopologyTest() override { fs::remove_all(net_); }
+  ~MachineTopologyTest() override {
+    std::error_code ignored;
+    fs::remove_all(fs::path(net_).parent_path(), ignored);
+  }
 
   void SetNic(const std::string& state) {
     fs::create_directories(fs::path(net_) / "ib0");

@@ -4,9 +4,11 @@
 // and a fleet too small to compare name nobody.
 #include "daemon/coordinator/link_health.h"
 
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/core/coordinator_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -130,6 +132,57 @@ TEST(LinkHealthTest, TooFewPeersLostAgentsAndUnknownFiguresAreNotJudged) {
     cpus.push_back(a);
   }
   EXPECT_THAT(LinksBelowPeers(cpus), IsEmpty());
+}
+
+// A configured expectation (link_expectations) judges a model's nodes
+// without peers: one node alone is judged, and at the expectation is fine.
+TEST(LinkHealthTest, AConfiguredExpectationJudgesWithoutPeers) {
+  std::vector<v1::AgentInfo> one = {Node("node-0", 8, 18)};
+  core::LinkExpectations expect;
+  expect["NVIDIA H200"] = {18, 800};
+  EXPECT_THAT(LinksBelowPeers(one, expect), IsEmpty());
+  one[0].mutable_workers(5)->set_nvlink_active_links(16);
+  one[0].mutable_nics(0)->set_state("down");
+  const auto below = LinksBelowPeers(one, expect);
+  ASSERT_EQ(below.size(), 1u);
+  EXPECT_THAT(below.at("node-0"),
+              ElementsAre("gpu 5 (NVIDIA H200): 16 NVLinks active, expected "
+                          "18 (link_expectations)",
+                          "nics: 400 Gb/s up (ib0 down), expected 800 Gb/s "
+                          "(link_expectations)"));
+  // Another model, or a figure the expectation leaves out: peers judge.
+  core::LinkExpectations other;
+  other["NVIDIA B200"] = {18, 800};
+  EXPECT_THAT(LinksBelowPeers(one, other), IsEmpty());
+  core::LinkExpectations nvlinks_only;
+  nvlinks_only["NVIDIA H200"] = {18, std::nullopt};
+  EXPECT_THAT(LinksBelowPeers(one, nvlinks_only).at("node-0"),
+              ElementsAre("gpu 5 (NVIDIA H200): 16 NVLinks active, expected "
+                          "18 (link_expectations)"));
+}
+
+TEST(LinkHealthTest, TheConfigTakesExpectationsPerModel) {
+  absl::StatusOr<core::CoordinatorConfig> config = core::ParseCoordinatorConfig(
+      "link_expectations:\n"
+      "  \"NVIDIA H200\": {nvlinks: 18, nics_gbit: 3200}\n"
+      "  \"NVIDIA L40S\": {nics_gbit: 400}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->link_expectations.at("NVIDIA H200"),
+            (core::LinkExpectation{18, 3200}));
+  EXPECT_EQ(config->link_expectations.at("NVIDIA L40S"),
+            (core::LinkExpectation{std::nullopt, 400}));
+  EXPECT_EQ(core::ParseCoordinatorConfig(
+                "link_expectations:\n  \"NVIDIA H200\": {nvlinks: 99}\n")
+                .status()
+                .message(),
+            "config line 2: link_expectations[NVIDIA H200].nvlinks: 99 is out "
+            "of range; allowed: 0 to 64");
+  EXPECT_FALSE(core::ParseCoordinatorConfig(
+                   "link_expectations:\n  \"NVIDIA H200\": {links: 18}\n")
+                   .ok());
+  EXPECT_FALSE(core::ParseCoordinatorConfig(
+                   "link_expectations:\n  \"NVIDIA H200\": {nics_gbit: 0}\n")
+                   .ok());
 }
 
 // The rule's false alarms on a healthy fleet whose reports are noisy in the

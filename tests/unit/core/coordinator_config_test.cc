@@ -264,7 +264,8 @@ TEST(CoordinatorConfigTest, MaxBytesAuto) {
 TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
   EXPECT_EQ(ErrorOf(Yaml({"timezone: UTC", "timezon: UTC"})),
             "config line 2: timezon: unknown key; allowed: agents, baseline, "
-            "history, physical_limits, plans, schedules, timezone");
+            "history, link_expectations, physical_limits, plans, schedules, "
+            "timezone");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    iters: 3", "    iter: 3"})),
             "config line 4: plans.p.iter: unknown key; allowed: campaign, "
             "check, dtype, "
