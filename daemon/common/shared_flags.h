@@ -1,7 +1,8 @@
 // The flags several binaries share, bound to their environment variables:
 // TLS (--tls-cert, --tls-key, --tls-ca, --insecure, --trust-domain,
-// --tls-refresh; every binary) and the daemons' endpoints. Included only by
-// the mains (flags live at the binary's edge).
+// --tls-refresh; every binary) and the daemons' endpoints. Included only
+// where a binary's flags are defined (its main, or the agent's
+// agent_flags.cc): flags live at the binary's edge.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -36,6 +37,19 @@ inline void AddTlsFlags(CLI::App& app, security::TlsOptions& options) {
          [&options](int seconds) { options.refresh = absl::Seconds(seconds); },
          "Seconds between re-reads of the TLS files, 1 to 3600 (default 10)")
       ->envname("FABRICPULSE_TLS_REFRESH");
+}
+
+// --listen (gRPC) and --metrics-listen, with their defaults as given.
+inline void AddListenFlags(CLI::App& app, std::string& listen,
+                           std::string& metrics_listen) {
+  app.add_option("--listen", listen,
+                 "gRPC listen address HOST:PORT (:0 picks a free port)")
+      ->envname("FABRICPULSE_LISTEN")
+      ->capture_default_str();
+  app.add_option("--metrics-listen", metrics_listen,
+                 "Prometheus /metrics address HOST:PORT")
+      ->envname("FABRICPULSE_METRICS_LISTEN")
+      ->capture_default_str();
 }
 
 // The endpoint flags both daemons take: --web-config-file (the /metrics

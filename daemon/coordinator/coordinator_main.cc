@@ -26,14 +26,8 @@ int main(int argc, char** argv) {
   app.set_version_flag(
       "--version", fabricpulse::core::VersionLine("fabricpulse-coordinator"),
       "Print the version and exit");
-  app.add_option("--listen", config.listen,
-                 "gRPC listen address HOST:PORT (:0 picks a free port)")
-      ->envname("FABRICPULSE_LISTEN")
-      ->capture_default_str();
-  app.add_option("--metrics-listen", config.metrics_listen,
-                 "Prometheus /metrics address HOST:PORT")
-      ->envname("FABRICPULSE_METRICS_LISTEN")
-      ->capture_default_str();
+  fabricpulse::common::AddListenFlags(app, config.listen,
+                                      config.metrics_listen);
   app.add_option("--state-dir", config.state_dir,
                  "Directory for the coordinator's state")
       ->envname("FABRICPULSE_STATE_DIR")
