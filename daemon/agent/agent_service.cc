@@ -66,9 +66,7 @@ v1::AgentInfo AgentServiceImpl::Info() const {
 void AgentServiceImpl::FillHeartbeat(v1::HeartbeatRequest& request) const {
   v1::AgentInfo info;
   AddWorkers(info);
-  for (v1::WorkerInfo& w : *info.mutable_workers()) {
-    *request.add_workers() = std::move(w);
-  }
+  request.mutable_workers()->Swap(info.mutable_workers());
   if (topology_ != nullptr) topology_->AnnotateHeartbeat(request);
 }
 

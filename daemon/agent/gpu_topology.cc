@@ -96,7 +96,13 @@ std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
 
 void AnnotateGpuFacts(const std::map<int, GpuFacts>& facts,
                       v1::AgentInfo& info) {
-  for (v1::WorkerInfo& w : *info.mutable_workers()) {
+  AnnotateGpuFacts(facts, *info.mutable_workers());
+}
+
+void AnnotateGpuFacts(
+    const std::map<int, GpuFacts>& facts,
+    google::protobuf::RepeatedPtrField<v1::WorkerInfo>& workers) {
+  for (v1::WorkerInfo& w : workers) {
     auto it = facts.find(w.gpu());
     if (it == facts.end()) continue;
     w.set_gpu_model(it->second.model);

@@ -57,5 +57,9 @@ std::map<int, GpuFacts> ReadGpuFacts(nvml::Nvml& nvml,
 // empty).
 void AnnotateGpuFacts(const std::map<int, GpuFacts>& facts,
                       v1::AgentInfo& info);
+// The same on a worker list (a heartbeat's).
+void AnnotateGpuFacts(
+    const std::map<int, GpuFacts>& facts,
+    google::protobuf::RepeatedPtrField<v1::WorkerInfo>& workers);
 
 }  // namespace fabricpulse::agent

@@ -68,15 +68,7 @@ void MachineTopology::AnnotateHeartbeat(v1::HeartbeatRequest& request) {
   if (due) read = ReadNow(/*quiet=*/true);
   absl::MutexLock lock(&mu_);
   if (read) Take(std::move(*read));
-  v1::AgentInfo info;
-  for (v1::WorkerInfo& w : *request.mutable_workers()) {
-    *info.add_workers() = std::move(w);
-  }
-  AnnotateGpuFacts(confirmed_.gpus, info);
-  request.clear_workers();
-  for (v1::WorkerInfo& w : *info.mutable_workers()) {
-    *request.add_workers() = std::move(w);
-  }
+  AnnotateGpuFacts(confirmed_.gpus, *request.mutable_workers());
   v1::NicList* nics = request.mutable_nics();
   nics->clear_nics();
   for (const v1::NicInfo& nic : confirmed_.nics) *nics->add_nics() = nic;
