@@ -148,6 +148,28 @@ absl::Status ReadPathLimits(const Fields& fields, absl::string_view prefix,
   return absl::OkStatus();
 }
 
+// A map keyed by GPU model as NVML names it (`path` names it in errors):
+// at most `max` models, each name 1 to kMaxGpuModelLength characters.
+absl::StatusOr<Fields> ReadGpuModelMap(const Field& field,
+                                       const std::string& path, size_t max) {
+  absl::StatusOr<Fields> models = ReadMap(field.value, field.line, path, {});
+  if (!models.ok()) return models.status();
+  if (models->size() > max) {
+    return ConfigError(
+        field.line, path,
+        absl::StrCat(models->size(), " models; allowed: at most ", max));
+  }
+  for (const auto& [model, entry] : *models) {
+    if (model.empty() || model.size() > kMaxGpuModelLength) {
+      return ConfigError(
+          entry.line, absl::StrCat(path, "[", model, "]"),
+          absl::StrCat("a GPU model name of 1 to ", kMaxGpuModelLength,
+                       " characters, as NVML names it"));
+    }
+  }
+  return models;
+}
+
 }  // namespace
 
 absl::Status ParsePhysicalLimits(const Field& field,
@@ -160,25 +182,12 @@ absl::Status ParsePhysicalLimits(const Field& field,
   FP_RETURN_IF_ERROR(ReadPathLimits(*fields, "physical_limits", limits));
   auto models = fields->find("by_gpu_model");
   if (models == fields->end()) return absl::OkStatus();
-  absl::StatusOr<Fields> by_model =
-      ReadMap(models->second.value, models->second.line,
-              "physical_limits.by_gpu_model", {});
+  absl::StatusOr<Fields> by_model = ReadGpuModelMap(
+      models->second, "physical_limits.by_gpu_model", kMaxPhysicalLimitModels);
   if (!by_model.ok()) return by_model.status();
-  if (by_model->size() > kMaxPhysicalLimitModels) {
-    return ConfigError(
-        models->second.line, "physical_limits.by_gpu_model",
-        absl::StrCat(by_model->size(), " models; allowed: at most ",
-                     kMaxPhysicalLimitModels));
-  }
   for (const auto& [model, entry] : *by_model) {
     const std::string path =
         absl::StrCat("physical_limits.by_gpu_model[", model, "]");
-    if (model.empty() || model.size() > kMaxGpuModelLength) {
-      return ConfigError(
-          entry.line, path,
-          absl::StrCat("a GPU model name of 1 to ", kMaxGpuModelLength,
-                       " characters, as NVML names it"));
-    }
     absl::StatusOr<Fields> paths = ReadMap(entry.value, entry.line, path,
                                            {"nvlink", "pcie_shm", "network"});
     if (!paths.ok()) return paths.status();
@@ -192,22 +201,10 @@ absl::Status ParsePhysicalLimits(const Field& field,
 absl::Status ParseLinkExpectations(const Field& field,
                                    CoordinatorConfig& config) {
   absl::StatusOr<Fields> models =
-      ReadMap(field.value, field.line, "link_expectations", {});
+      ReadGpuModelMap(field, "link_expectations", kMaxLinkExpectationModels);
   if (!models.ok()) return models.status();
-  if (models->size() > kMaxLinkExpectationModels) {
-    return ConfigError(
-        field.line, "link_expectations",
-        absl::StrCat(models->size(), " models; allowed: at most ",
-                     kMaxLinkExpectationModels));
-  }
   for (const auto& [model, entry] : *models) {
     const std::string path = absl::StrCat("link_expectations[", model, "]");
-    if (model.empty() || model.size() > kMaxGpuModelLength) {
-      return ConfigError(
-          entry.line, path,
-          absl::StrCat("a GPU model name of 1 to ", kMaxGpuModelLength,
-                       " characters, as NVML names it"));
-    }
     absl::StatusOr<Fields> keys =
         ReadMap(entry.value, entry.line, path, {"nvlinks", "nics_gbit"});
     if (!keys.ok()) return keys.status();
