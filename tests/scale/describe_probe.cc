@@ -31,11 +31,12 @@ struct Round {
 }  // namespace
 
 absl::StatusOr<std::vector<absl::Duration>> ProbeDescribe(
-    const std::vector<std::string>& addresses, int rounds) {
+    const std::vector<std::string>& addresses, int rounds,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   std::vector<std::unique_ptr<v1::AgentService::Stub>> stubs;
   for (const std::string& address : addresses) {
-    stubs.push_back(v1::AgentService::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials())));
+    stubs.push_back(
+        v1::AgentService::NewStub(grpc::CreateChannel(address, credentials)));
   }
   std::vector<absl::Duration> out;
   for (int r = 0; r < rounds; ++r) {

@@ -4,11 +4,13 @@
 // fleet, it separates the simulator's own cost from the coordinator's.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
 
 namespace fabricpulse::scale {
 
@@ -16,7 +18,9 @@ namespace fabricpulse::scale {
 // channel of its own (made before the first round, so round 0 includes
 // connecting). Returns each round's wall time. Errors: UNAVAILABLE naming
 // the first address that failed (each call has a 10 s deadline).
+// `credentials`: the channels' (TLS against TLS agents).
 absl::StatusOr<std::vector<absl::Duration>> ProbeDescribe(
-    const std::vector<std::string>& addresses, int rounds);
+    const std::vector<std::string>& addresses, int rounds,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials);
 
 }  // namespace fabricpulse::scale

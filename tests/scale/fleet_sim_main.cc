@@ -7,6 +7,16 @@
 //             [--ranks R] [--link-gbps G] [--link-latency-us U] [--pace]
 //             [--slow-node NAME:FACTOR]... [--dead-node NAME]...
 //             [--hang-node NAME]... [--port-file F]
+//             [--tls-ca-cert F --tls-ca-key F [--trust-domain D]]
+//             [--sweep-seconds S] [--gpus] [--busy-every K --busy-while F]
+//
+// With the CA's certificate and key every simulated agent speaks mutual
+// TLS under its own certificate (agent/<node>, issued in memory), as
+// production agents do; without them, plaintext (coordinator --insecure).
+// --busy-every K marks the GPUs of every K-th node (by index: sim-0000,
+// sim-00K0, ...) busy while the file --busy-while names exists (checked
+// every 200 ms; a change is heartbeated at once, as a real agent's busy
+// probe does).
 //
 // Exit codes: 0 after SIGTERM/SIGINT, 1 when the agents did not all
 // register within --register-timeout or could not listen, 2 bad flags.
@@ -18,6 +28,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +45,7 @@
 #include "tests/scale/heartbeat_driver.h"
 #include "tests/scale/link_model.h"
 #include "tests/scale/sim_agent.h"
+#include "tests/scale/sim_tls.h"
 
 namespace fabricpulse::scale {
 namespace {
@@ -52,7 +64,38 @@ struct FleetFlags {
   std::string port_file;
   int max_in_flight = 64;
   double register_timeout_s = 60;
+  std::string tls_ca_cert;
+  std::string tls_ca_key;
+  std::string trust_domain = "fabricpulse";
+  double sweep_seconds = 0;
+  bool gpus = false;
+  int busy_every = 0;
+  std::string busy_while;
 };
+
+constexpr absl::Duration kBusyPoll = absl::Milliseconds(200);
+
+// Whether `path` exists now.
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+// Until `stop`: marks the busy agents' GPUs busy while `path` exists, and
+// has their state heartbeated at once when it changes.
+void WatchBusyFile(const std::string& path,
+                   const std::vector<std::pair<size_t, SimAgent*>>& busy,
+                   HeartbeatDriver& driver, absl::Notification& stop) {
+  do {
+    const bool now_busy = Exists(path);
+    std::vector<size_t> changed;
+    for (const auto& [index, agent] : busy) {
+      if (agent->SetGpusBusy(now_busy)) changed.push_back(index);
+    }
+    if (!changed.empty()) {
+      FP_LOG_INFO(absl::StrCat(changed.size(), " agent(s) now ",
+                               now_busy ? "busy" : "free"));
+      driver.BeatSoon(changed);
+    }
+  } while (!stop.WaitForNotificationWithTimeout(kBusyPoll));
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "fleet_sim: %s\n", message.c_str());
@@ -105,6 +148,25 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
   auto faults =
       FaultPlan::Parse(flags.slow_nodes, flags.dead_nodes, flags.hang_nodes);
   if (!faults.ok()) return Fail(std::string(faults.status().message()));
+  if (flags.tls_ca_cert.empty() != flags.tls_ca_key.empty()) {
+    return Fail("--tls-ca-cert and --tls-ca-key go together");
+  }
+  if (flags.sweep_seconds < 0 || flags.sweep_seconds > 3600) {
+    return Fail("--sweep-seconds: allowed 0 (the link model) to 3600");
+  }
+  if (flags.busy_every < 0 ||
+      (flags.busy_every > 0) == flags.busy_while.empty()) {
+    return Fail("--busy-every K (K >= 1) and --busy-while FILE go together");
+  }
+  std::optional<SimCertAuthority> ca;
+  if (!flags.tls_ca_cert.empty()) {
+    auto loaded = SimCertAuthority::Load(flags.tls_ca_cert, flags.tls_ca_key,
+                                         flags.trust_domain);
+    if (!loaded.ok()) return Fail(std::string(loaded.status().message()));
+    ca = *std::move(loaded);
+  }
+  const bool busy_at_start = flags.busy_every > 0 && Exists(flags.busy_while);
+  std::vector<std::pair<size_t, SimAgent*>> busy_agents;
 
   std::vector<std::unique_ptr<SimAgent>> agents;
   std::vector<SimAgent*> pointers;
@@ -115,7 +177,22 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
     config.fault = faults->For(config.node_name);
     config.link = link;
     config.pace = flags.pace;
+    config.sweep_time = absl::Seconds(flags.sweep_seconds);
+    config.gpus = flags.gpus || flags.busy_every > 0;
+    if (ca.has_value()) {
+      auto tls = ca->Issue(config.node_name);
+      if (!tls.ok()) {
+        FP_LOG_ERROR(std::string(tls.status().message()));
+        return 1;
+      }
+      config.tls = std::make_shared<const SimAgentTls>(*std::move(tls));
+    }
     agents.push_back(std::make_unique<SimAgent>(config));
+    if (flags.busy_every > 0 &&
+        (flags.first_index + i) % flags.busy_every == 0) {
+      busy_agents.emplace_back(i, agents.back().get());
+      agents.back()->SetGpusBusy(busy_at_start);
+    }
     if (absl::Status started = agents.back()->Start(); !started.ok()) {
       FP_LOG_ERROR(std::string(started.message()));
       return 1;
@@ -125,6 +202,13 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
   HeartbeatDriver driver(flags.coordinator, pointers, flags.max_in_flight);
   const absl::Time registering = absl::Now();
   driver.Start();
+  absl::Notification stop_watching;
+  std::thread busy_watcher;
+  if (!busy_agents.empty()) {
+    busy_watcher = std::thread([&] {
+      WatchBusyFile(flags.busy_while, busy_agents, driver, stop_watching);
+    });
+  }
   const std::string first = agents.front()->node_name();
   const std::string last = agents.back()->node_name();
 
@@ -154,6 +238,8 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
   });
   const int sig = signals.WaitForShutdown();
   shutting_down = true;
+  stop_watching.Notify();
+  if (busy_watcher.joinable()) busy_watcher.join();
   FP_LOG_INFO(absl::StrCat("signal ", sig, ": stopping ", flags.agents,
                            " agents (", driver.answered(),
                            " coordinator exchanges answered, ", driver.failed(),
@@ -208,6 +294,25 @@ int main(int argc, char** argv) {
   app.add_option("--register-timeout", flags.register_timeout_s,
                  "Seconds for all agents to register before giving up")
       ->capture_default_str();
+  app.add_option("--tls-ca-cert", flags.tls_ca_cert,
+                 "The deployment CA's certificate (PEM): every agent speaks "
+                 "mutual TLS with its own certificate issued from it");
+  app.add_option("--tls-ca-key", flags.tls_ca_key,
+                 "The CA's private key (PEM), with --tls-ca-cert");
+  app.add_option("--trust-domain", flags.trust_domain,
+                 "SPIFFE trust domain of the agents' identities")
+      ->capture_default_str();
+  app.add_option("--sweep-seconds", flags.sweep_seconds,
+                 "Every sweep takes this long, its steps sharing it (0: the "
+                 "link model, with --pace)")
+      ->capture_default_str();
+  app.add_flag("--gpus", flags.gpus,
+               "Workers are GPU ranks (gpu = local index), not CPU ranks");
+  app.add_option("--busy-every", flags.busy_every,
+                 "K: every K-th node's GPUs are busy while --busy-while "
+                 "exists (implies --gpus)");
+  app.add_option("--busy-while", flags.busy_while,
+                 "FILE: the --busy-every nodes are busy while it exists");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(
       absl::StrCat("fleet-sim ", flags.first_index, "+", flags.agents));

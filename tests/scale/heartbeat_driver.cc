@@ -16,13 +16,14 @@ constexpr absl::Duration kRetryInterval = absl::Milliseconds(500);
 constexpr absl::Duration kMaxIdleWait = absl::Seconds(1);
 constexpr double kGoldenRatio = 0.6180339887498949;
 
-std::shared_ptr<grpc::Channel> OwnChannel(const std::string& target) {
+std::shared_ptr<grpc::Channel> OwnChannel(
+    const std::string& target,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   grpc::ChannelArguments args;
   // Separate hosts do not share a connection: without this, gRPC would
   // share one subchannel between all channels of the process.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
-                                   args);
+  return grpc::CreateCustomChannel(target, credentials, args);
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ HeartbeatDriver::HeartbeatDriver(const std::string& coordinator,
   const absl::Time now = absl::Now();
   for (size_t i = 0; i < agents.size(); ++i) {
     slots_[i].agent = agents[i];
-    slots_[i].stub = v1::CoordinatorService::NewStub(OwnChannel(coordinator));
+    slots_[i].stub = v1::CoordinatorService::NewStub(
+        OwnChannel(coordinator, agents[i]->CoordinatorCredentials()));
     slots_[i].due = now;
   }
 }
@@ -73,6 +75,17 @@ void HeartbeatDriver::Stop() {
     FP_LOG_WARNING(
         absl::StrCat(in_flight_, " coordinator exchange(s) still in flight"));
   }
+}
+
+void HeartbeatDriver::BeatSoon(const std::vector<size_t>& agents) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = absl::Now();
+  for (size_t i : agents) {
+    if (i >= slots_.size()) continue;
+    slots_[i].due = std::min(slots_[i].due, now);
+    slots_[i].soon = slots_[i].in_flight;
+  }
+  wake_++;
 }
 
 int HeartbeatDriver::registered() const {
@@ -154,10 +167,9 @@ bool HeartbeatDriver::Prepare(size_t i) {
     return true;
   }
   slot.heartbeat_request.set_agent_id(slot.agent_id);
-  if (slot.heartbeat_request.workers_size() == 0) {
-    for (const v1::WorkerInfo& w : slot.agent->workers()) {
-      *slot.heartbeat_request.add_workers() = w;
-    }
+  slot.heartbeat_request.clear_workers();
+  for (v1::WorkerInfo& w : slot.agent->workers()) {
+    *slot.heartbeat_request.add_workers() = std::move(w);
   }
   return false;
 }
@@ -199,8 +211,16 @@ void HeartbeatDriver::Registered(size_t i, const grpc::Status& status) {
     }
     slot.due = now + FirstBeat(i, slot.interval);
     epoch = slot.register_response.membership_epoch();
+    DueAgainIfSoon(slot, now);
   }
   slot.agent->Registered(epoch);
+}
+
+void HeartbeatDriver::DueAgainIfSoon(Slot& slot, absl::Time now) {
+  if (!slot.soon) return;
+  slot.soon = false;
+  slot.due = now;
+  wake_++;
 }
 
 void HeartbeatDriver::HeartbeatDone(size_t i, const grpc::Status& status) {
@@ -227,6 +247,7 @@ void HeartbeatDriver::HeartbeatDone(size_t i, const grpc::Status& status) {
     slot.due = now + slot.interval;
     if (!status.ok()) {
       failed_++;
+      DueAgainIfSoon(slot, now);
       FP_LOG_DEBUG(absl::StrCat(slot.agent->node_name(),
                                 " heartbeat: ", status.error_message()));
       return;
@@ -239,6 +260,7 @@ void HeartbeatDriver::HeartbeatDone(size_t i, const grpc::Status& status) {
           absl::Seconds(slot.heartbeat_response.heartbeat_interval_seconds());
       slot.due = now + slot.interval;
     }
+    DueAgainIfSoon(slot, now);
   }
   slot.agent->HeartbeatAnswered(epoch);
 }

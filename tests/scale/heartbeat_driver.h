@@ -33,6 +33,11 @@ class HeartbeatDriver {
   // (bounded by their 5 s deadline). Idempotent.
   void Stop();
 
+  // The agents at these indexes (of the constructor's list) send their
+  // next heartbeat (or registration) at once, e.g. after their GPUs turned
+  // busy or free; one already in flight is not repeated.
+  void BeatSoon(const std::vector<size_t>& agents);
+
   // Agents registered now (not since told to register again).
   int registered() const;
   // Waits until every agent is registered; false on timeout or Stop().
@@ -49,6 +54,8 @@ class HeartbeatDriver {
     absl::Time due;
     absl::Duration interval = absl::Seconds(1);
     bool in_flight = false;
+    // BeatSoon() came while in flight: the next exchange goes at once.
+    bool soon = false;
     // The exchange in flight; replaced only when none is.
     std::unique_ptr<grpc::ClientContext> context;
     v1::RegisterRequest register_request;
@@ -64,6 +71,9 @@ class HeartbeatDriver {
   void Issue(size_t i, bool registering);
   void Registered(size_t i, const grpc::Status& status);
   void HeartbeatDone(size_t i, const grpc::Status& status);
+  // After an answer: a BeatSoon() that came while in flight is honoured.
+  void DueAgainIfSoon(Slot& slot, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Spreads agents' heartbeats over the interval, as independently started
   // hosts would: agent i's first one comes after (0.5 + 0.5 x frac(i x
   // golden ratio)) intervals.

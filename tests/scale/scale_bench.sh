@@ -42,66 +42,10 @@ if ! command -v python3 >/dev/null || ! command -v curl >/dev/null; then
 fi
 
 work=$(mktemp -d /tmp/fabricpulse-scale-bench-XXXXXX)
-PIDS=()  # every process this script started, stopped by PID only
-clk_tck=$(getconf CLK_TCK)
-
-pause() { read -r -t "$1" <> <(:) || true; }  # sleep without a child
-
-# Whether PID is still a child of this script (not a reused PID).
-ours() { [ "$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')" = "$$" ]; }
-
-# Stops one process we started: SIGTERM, then SIGKILL after 10 s; reaps it
-# and forgets it.
-stop_pid() {
-  local pid=$1 i rest=()
-  if ours "$pid"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 200); do
-      ours "$pid" || break
-      pause 0.05
-    done
-    if ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  wait "$pid" 2>/dev/null || true
-  for i in "${PIDS[@]}"; do [ "$i" = "$pid" ] || rest+=("$i"); done
-  PIDS=("${rest[@]}")
-}
-
-stop_all() {
-  local i
-  # Fleets and samplers first (reverse start order), the coordinator last.
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
-  PIDS=()
-}
-
-cleanup() {
-  stop_all
-  if [ -n "${KEEP_LOGS:-}" ]; then echo "logs kept in $work" >&2; else rm -rf "$work"; fi
-}
+# shellcheck source=tests/scale/bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# wait_until DESCRIPTION SECONDS COMMAND...: polls COMMAND with a capped
-# backoff until it succeeds; fails after SECONDS.
-wait_until() {
-  local what=$1 limit=$2
-  shift 2
-  local deadline=$((SECONDS + limit)) delay=0.01
-  until "$@"; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "timed out after ${limit}s waiting for $what (logs: $work)" >&2
-      KEEP_LOGS=1
-      return 1
-    fi
-    pause "$delay"
-    delay=$(awk -v d="$delay" 'BEGIN {d *= 2; print (d > 0.2) ? 0.2 : d}')
-  done
-}
-
-has_line() { [ -s "$1" ] && grep -q "^$2" "$1"; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
-now() { echo "$EPOCHREALTIME"; }
 
 # run_size N: one fleet of N agents against a fresh coordinator; writes
 # $work/result-N.json.
@@ -119,25 +63,10 @@ run_size() {
   coord=$(sed -n 's/^grpc=//p' "$dir/coord.ports")
   metrics=$(sed -n 's/^metrics=//p' "$dir/coord.ports")
 
-  # N agents over the processes: sim-0000.., contiguous indexes.
-  local p first=0 count fleet_pids=()
-  for ((p = 0; p < procs; p++)); do
-    count=$(((n + p) / procs))
-    [ "$count" -gt 0 ] || continue
-    "$bin/fleet_sim" --coordinator "$coord" --agents "$count" --first-index "$first" \
-      --ranks "$ranks" --port-file "$dir/fleet-$p.ready" --register-timeout 120 \
-      2>"$dir/fleet-$p.log" &
-    fleet_pids+=($!)
-    PIDS+=($!)
-    first=$((first + count))
-  done
-  for ((p = 0; p < procs; p++)); do
-    [ -e "$dir/fleet-$p.log" ] || continue
-    wait_until "fleet $p of N=$n to register" 150 has_line "$dir/fleet-$p.ready" ready=
-  done
-  # Each process reports how long its agents took to register.
-  local reg_s
-  reg_s=$(cat "$dir"/fleet-*.ready | sed -n 's/^seconds=//p' | sort -g | tail -1)
+  # N agents over the processes: sim-0000.., contiguous indexes; each
+  # process reports how long its agents took to register.
+  local fleet_pids reg_s
+  start_fleets "$n" "$dir" "$coord" 120 --ranks "$ranks"
   "$bin/scale_client" --coordinator "$coord" --wait-agents "$n" --wait-timeout 60 --sweeps 0
 
   # Idle: N agents heartbeat, nothing else runs.
@@ -159,19 +88,8 @@ run_size() {
   load0=$(cut -d' ' -f1 /proc/loadavg)
 
   # Peak threads and RSS while sweeps run, sampled every 100 ms.
-  echo "$idle_threads $idle_rss" >"$dir/peak"
-  ( trap 'exit 0' TERM
-    max_t=0 max_r=0
-    while kill -0 "$coord_pid" 2>/dev/null; do
-      t=$(status_kb "$coord_pid" Threads || echo 0)
-      r=$(status_kb "$coord_pid" VmRSS || echo 0)
-      [ "${t:-0}" -gt "$max_t" ] && max_t=$t
-      [ "${r:-0}" -gt "$max_r" ] && max_r=$r
-      echo "$max_t $max_r" >"$dir/peak.tmp" && mv "$dir/peak.tmp" "$dir/peak"
-      read -r -t 0.1 <> <(:) || true
-    done ) &
-  local sampler=$!
-  PIDS+=("$sampler")
+  local sampler
+  start_peak_sampler "$coord_pid" "$dir/peak"
 
   # The first sweep meets N agents the coordinator never called: it
   # connects to each. Up to COLD_TRIES tries until one succeeds.

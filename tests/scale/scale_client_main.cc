@@ -6,6 +6,10 @@
 //                [--sweeps K] [--steps S] [--op all_reduce]
 //                [--min-bytes B] [--factor F] [--label TEXT]
 //                [--probe-rounds R]
+//                [--tls-cert F --tls-key F --tls-ca F [--trust-domain D]]
+//
+// With TLS files it speaks mutual TLS (an operator's certificate) to the
+// coordinator and, for the probe, to the agents; otherwise plaintext.
 //
 // Prints one JSON line (see sweep_timeline.h) when it runs sweeps. With
 // --probe-rounds it first asks every live agent's Describe directly, R
@@ -25,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "daemon/security/credentials.h"
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/scale/describe_probe.h"
@@ -46,6 +51,7 @@ struct ClientFlags {
   double sweep_timeout_s = 300;
   std::string label;
   int probe_rounds = 0;
+  security::TlsOptions tls;
 };
 
 // Addresses of the live agents; empty when the coordinator does not answer.
@@ -129,9 +135,12 @@ SweepTimeline RunOne(v1::CoordinatorService::Stub& stub,
   return t;
 }
 
-bool Probe(v1::CoordinatorService::Stub& stub, const ClientFlags& flags) {
+bool Probe(v1::CoordinatorService::Stub& stub, const ClientFlags& flags,
+           const security::Credentials& credentials) {
   const std::vector<std::string> addresses = AliveAgents(stub);
-  auto rounds = ProbeDescribe(addresses, flags.probe_rounds);
+  auto rounds =
+      ProbeDescribe(addresses, flags.probe_rounds,
+                    credentials.Channel({security::Role::kAgent, ""}));
   if (!rounds.ok()) {
     std::fprintf(stderr, "scale_client: probe: %s\n",
                  std::string(rounds.status().message()).c_str());
@@ -152,14 +161,23 @@ bool Probe(v1::CoordinatorService::Stub& stub, const ClientFlags& flags) {
 }
 
 int Run(const ClientFlags& flags) {
+  auto credentials = security::Credentials::Create(flags.tls);
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "scale_client: %s\n",
+                 std::string(credentials.status().message()).c_str());
+    return 2;
+  }
   auto stub = v1::CoordinatorService::NewStub(grpc::CreateChannel(
-      flags.coordinator, grpc::InsecureChannelCredentials()));
+      flags.coordinator,
+      (*credentials)->Channel({security::Role::kCoordinator, ""})));
   if (flags.wait_agents > 0 &&
       !WaitForAgents(*stub, flags.wait_agents,
                      absl::Seconds(flags.wait_timeout_s))) {
     return 1;
   }
-  if (flags.probe_rounds > 0 && !Probe(*stub, flags)) return 1;
+  if (flags.probe_rounds > 0 && !Probe(*stub, flags, **credentials)) {
+    return 1;
+  }
   if (flags.sweeps == 0) return 0;
   const v1::SweepRequest request = MakeRequest(flags);
   std::vector<SweepTimeline> timelines;
@@ -212,7 +230,17 @@ int main(int argc, char** argv) {
                  "Describe every live agent directly, this many rounds "
                  "(the first one connects)")
       ->capture_default_str();
+  app.add_option("--tls-cert", flags.tls.cert_file,
+                 "Operator certificate (PEM); with --tls-key and --tls-ca: "
+                 "mutual TLS");
+  app.add_option("--tls-key", flags.tls.key_file, "Its key (PEM)");
+  app.add_option("--tls-ca", flags.tls.ca_file, "The CA (PEM)");
+  app.add_option("--trust-domain", flags.tls.trust_domain,
+                 "SPIFFE trust domain")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  flags.tls.insecure = flags.tls.cert_file.empty() &&
+                       flags.tls.key_file.empty() && flags.tls.ca_file.empty();
   if (flags.sweeps < 0 || flags.steps < 1 || flags.factor < 2 ||
       flags.probe_rounds == 1 || flags.probe_rounds < 0) {
     std::fprintf(stderr,

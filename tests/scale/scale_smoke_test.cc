@@ -19,10 +19,14 @@
 #include "fabricpulse/v1/coordinator.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "tests/integration/test_support.h"
 #include "tests/scale/fault_plan.h"
+#include "tests/scale/fleet_test_support.h"
 
 namespace fabricpulse::scale {
 namespace {
+
+using ::fabricpulse::testing::Eventually;
 
 constexpr absl::Duration kStartTimeout = absl::Seconds(20);
 constexpr absl::Duration kSweepTimeout = absl::Seconds(30);
@@ -30,33 +34,6 @@ constexpr int kHealthy = 16;
 const char kSlowNode[] = "sim-0003";
 const char kDeadNode[] = "sim-0016";
 const char kHangNode[] = "sim-0017";
-
-std::string Bin(const std::string& name) {
-  return absl::StrCat(FABRICPULSE_BIN_DIR, "/", name);
-}
-
-// Reads "ready=N" from a fleet_sim ready file; -1 while there is none.
-int ReadyCount(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (absl::StartsWith(line, "ready=")) return std::atoi(line.c_str() + 6);
-  }
-  return -1;
-}
-
-// Polls `condition` with a capped backoff; false when `timeout` passes.
-bool Eventually(const std::function<bool()>& condition,
-                absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  absl::Duration backoff = absl::Milliseconds(5);
-  while (!condition()) {
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(backoff);
-    backoff = std::min(backoff * 2, absl::Milliseconds(100));
-  }
-  return true;
-}
 
 // Every event of one sweep, as it arrives (readable while it runs).
 class SweepStream {
@@ -114,17 +91,7 @@ bool Has(const std::vector<v1::SweepEvent>& events,
 }
 
 v1::SweepRequest Request(const std::vector<std::string>& nodes) {
-  v1::SweepRequest request;
-  v1::SweepSpec* spec = request.mutable_spec();
-  spec->add_ops("all_reduce");
-  spec->set_min_bytes(1024);
-  spec->set_max_bytes(1 << 20);
-  spec->set_factor(2);
-  spec->set_placement("out_of_place");
-  spec->set_warmup_iters(1);
-  spec->set_iters(1);
-  for (const std::string& n : nodes) request.add_nodes(n);
-  return request;
+  return AllReduceRequest(nodes, 1024, 1 << 20);
 }
 
 class ScaleSmokeTest : public ::testing::Test {

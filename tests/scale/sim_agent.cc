@@ -23,7 +23,7 @@ std::vector<v1::WorkerInfo> MakeWorkers(const SimAgentConfig& config) {
         absl::StrCat(config.node_name, "-w", i, "-", getpid(), "-", start));
     w.set_ready(true);
     w.set_pid(getpid());
-    w.set_gpu(-1);
+    w.set_gpu(config.gpus ? i : -1);
     workers.push_back(w);
   }
   return workers;
@@ -33,15 +33,18 @@ std::vector<v1::WorkerInfo> MakeWorkers(const SimAgentConfig& config) {
 
 SimAgent::SimAgent(SimAgentConfig config)
     : config_(std::move(config)),
-      workers_(MakeWorkers(config_)),
-      log_(config_.ranks) {}
+      log_(config_.ranks),
+      workers_(MakeWorkers(config_)) {}
 
 SimAgent::~SimAgent() { Shutdown(); }
 
 absl::Status SimAgent::Start() {
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+  builder.AddListeningPort("127.0.0.1:0",
+                           config_.tls != nullptr
+                               ? config_.tls->server
+                               : grpc::InsecureServerCredentials(),
                            &port);
   builder.RegisterService(this);
   server_ = builder.BuildAndStart();
@@ -76,13 +79,36 @@ int SimAgent::running_sweeps() const {
   return static_cast<int>(running_.size());
 }
 
+std::vector<v1::WorkerInfo> SimAgent::workers() const {
+  absl::MutexLock lock(&mu_);
+  return workers_;
+}
+
+bool SimAgent::SetGpusBusy(bool busy) {
+  if (!config_.gpus) return false;
+  absl::MutexLock lock(&mu_);
+  bool changed = false;
+  for (v1::WorkerInfo& w : workers_) {
+    changed = changed || w.gpu_busy() != busy;
+    w.set_gpu_busy(busy);
+    w.set_gpu_other_processes(busy ? 1 : 0);
+  }
+  return changed;
+}
+
+std::shared_ptr<grpc::ChannelCredentials> SimAgent::CoordinatorCredentials()
+    const {
+  return config_.tls != nullptr ? config_.tls->to_coordinator
+                                : grpc::InsecureChannelCredentials();
+}
+
 v1::AgentInfo SimAgent::Info() const {
   v1::AgentInfo info;
   info.set_node_name(config_.node_name);
   info.set_backend(kSimBackend);
   info.set_backend_version(kSimBackendVersion);
-  for (const v1::WorkerInfo& w : workers_) *info.add_workers() = w;
   absl::MutexLock lock(&mu_);
+  for (const v1::WorkerInfo& w : workers_) *info.add_workers() = w;
   info.set_address(address_);
   if (!running_.empty()) info.set_running_sweep(running_.begin()->second);
   return info;
@@ -145,6 +171,10 @@ grpc::Status SimAgent::Prepare(const v1::AgentSweepRequest& request,
   setup->steps =
       std::make_shared<const std::vector<core::Step>>(*std::move(steps));
   setup->iterations = std::max(1, spec.warmup_iters + spec.iters);
+  if (config_.sweep_time > absl::ZeroDuration() && !setup->steps->empty()) {
+    setup->step_time =
+        config_.sweep_time / static_cast<double>(setup->steps->size());
+  }
   absl::MutexLock lock(&mu_);
   if (request.membership_epoch() < epoch_) {
     return grpc::Status(

@@ -18,6 +18,7 @@
 #include "tests/scale/link_model.h"
 #include "tests/scale/sim_flight_log.h"
 #include "tests/scale/sim_sweep_reactor.h"
+#include "tests/scale/sim_tls.h"
 
 namespace fabricpulse::scale {
 
@@ -30,6 +31,13 @@ struct SimAgentConfig {
   NodeFault fault;
   LinkModel link;
   bool pace = false;  // see SweepSetup::pace
+  // > 0: every sweep takes this long, its steps sharing it evenly.
+  absl::Duration sweep_time = absl::ZeroDuration();
+  // Workers are GPU ranks (gpu = local index), whose GPUs SetGpusBusy can
+  // mark busy; otherwise CPU ranks (gpu -1).
+  bool gpus = false;
+  // Its mutual TLS (SimCertAuthority::Issue); null: plaintext.
+  std::shared_ptr<const SimAgentTls> tls;
 };
 
 // Thread-safe.
@@ -50,7 +58,14 @@ class SimAgent final : public v1::AgentService::CallbackService {
   std::string address() const;
   // The description Register and Describe send.
   v1::AgentInfo Info() const;
-  const std::vector<v1::WorkerInfo>& workers() const { return workers_; }
+  std::vector<v1::WorkerInfo> workers() const;
+  // Marks every GPU of this agent busy (one other compute process) or
+  // free, as a real agent's busy probe reports it; returns whether that
+  // changed anything (the caller then sends a heartbeat at once, as the
+  // real agent does). No-op without `gpus`.
+  bool SetGpusBusy(bool busy);
+  // Credentials of the agent's channel to the coordinator.
+  std::shared_ptr<grpc::ChannelCredentials> CoordinatorCredentials() const;
   int running_sweeps() const;
 
   // The coordinator's membership epoch, as the real agent tracks it: a
@@ -78,10 +93,10 @@ class SimAgent final : public v1::AgentService::CallbackService {
   grpc::Status Prepare(const v1::AgentSweepRequest& request, SweepSetup* setup);
 
   const SimAgentConfig config_;
-  const std::vector<v1::WorkerInfo> workers_;
   SimFlightLog log_;
   std::unique_ptr<grpc::Server> server_;
   mutable absl::Mutex mu_;
+  std::vector<v1::WorkerInfo> workers_ ABSL_GUARDED_BY(mu_);
   std::string address_ ABSL_GUARDED_BY(mu_);
   uint64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
   std::string last_comm_ ABSL_GUARDED_BY(mu_);

@@ -149,14 +149,16 @@ SimSweepReactor::Next SimSweepReactor::Decide() {
                                             rank, setup_.fault.slow_factor));
     }
   }
-  if (setup_.pace && !step_paced_) {
+  const bool fixed = setup_.step_time > absl::ZeroDuration();
+  if ((setup_.pace || fixed) && !step_paced_) {
     step_paced_ = true;
     double slowest = 0;
     for (const v1::RankTiming& t : step_timings_) {
       slowest = std::max(slowest, t.mean_seconds());
     }
     next.action = Next::Action::kWait;
-    next.wait = absl::Seconds(slowest * setup_.iterations);
+    next.wait =
+        fixed ? setup_.step_time : absl::Seconds(slowest * setup_.iterations);
     next.alarm = NewAlarm();
     return next;
   }

@@ -38,6 +38,8 @@ struct SweepSetup {
   // Wait the modeled time (communicator init, each step's iterations) on
   // gRPC timers before sending; otherwise send at once.
   bool pace = false;
+  // > 0: each step waits this long instead (a fixed sweep time).
+  absl::Duration step_time = absl::ZeroDuration();
 };
 
 // Deletes itself once gRPC is done with the call and no timer is pending.
