@@ -14,6 +14,13 @@ namespace {
 constexpr absl::Duration kCallDeadline = absl::Seconds(10);
 constexpr absl::Duration kPoll = absl::Seconds(1);
 
+// Whether a poll that failed so is worth another while --timeout lasts: a
+// coordinator too busy to answer in time, or a connection that dropped.
+bool Transient(const absl::Status& status) {
+  return absl::IsDeadlineExceeded(status) || absl::IsUnavailable(status) ||
+         absl::IsResourceExhausted(status);
+}
+
 // The campaign `id` as the coordinator lists it now; nullopt when the
 // newest campaign of its plan is another (a later one replaced it).
 absl::StatusOr<std::optional<v1::CampaignInfo>> Poll(
@@ -23,6 +30,7 @@ absl::StatusOr<std::optional<v1::CampaignInfo>> Poll(
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
   v1::ListNodesRequest request;
   request.set_plan(plan);
+  request.set_campaigns_only(true);
   v1::ListNodesResponse response;
   grpc::Status status = stub.ListNodes(&ctx, request, &response);
   if (!status.ok()) {
@@ -61,6 +69,10 @@ int RunCampaignCommand(const CoordinatorTarget& coordinator,
       absl::Now() + absl::Seconds(flags.timeout_seconds);
   while (true) {
     auto info = Poll(**stub, flags.plan, id);
+    if (!info.ok() && Transient(info.status()) && absl::Now() < deadline) {
+      absl::SleepFor(kPoll);
+      continue;
+    }
     if (!info.ok()) {
       PrintError(absl::StrCat("campaign: ", info.status().message()));
       return ExitCodeFor(info.status());

@@ -11,6 +11,7 @@
 #include "daemon/coordinator/published_verdict.h"
 #include "daemon/core/log.h"
 #include "daemon/core/name_rules.h"
+#include "daemon/core/status_macros.h"
 
 namespace fabricpulse::coordinator {
 
@@ -417,12 +418,16 @@ void CampaignRunner::RunGroup(std::shared_ptr<Active> active,
   --active->in_flight;
 }
 
+absl::Status CampaignRunner::RequireCampaignPlan(
+    const std::string& plan) const {
+  if (plan.empty() || IsCampaignPlan(plan)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "plan: ", core::QuotePrefix(plan), " is not a campaign plan"));
+}
+
 absl::StatusOr<std::vector<PlanNodeStatus>> CampaignRunner::Nodes(
     const std::string& plan) {
-  if (!plan.empty() && !IsCampaignPlan(plan)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "plan: ", core::QuotePrefix(plan), " is not a campaign plan"));
-  }
+  FP_RETURN_IF_ERROR(RequireCampaignPlan(plan));
   std::map<std::string, std::vector<std::string>> live;
   const std::vector<v1::AgentInfo> agents = agents_();
   for (const auto& [name, config] : config_->plans) {

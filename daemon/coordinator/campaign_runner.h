@@ -91,6 +91,9 @@ class CampaignRunner {
 
   // Whether `plan` has a campaign block.
   bool IsCampaignPlan(const std::string& plan) const;
+  // OK for "" (every plan) and a campaign plan; INVALID_ARGUMENT "plan:
+  // 'x' is not a campaign plan" otherwise.
+  absl::Status RequireCampaignPlan(const std::string& plan) const;
 
   // Every campaign plan's verdicts (only `plan`'s when not empty) at now:
   // for the nodes its book judged and the live agents it would select, by

@@ -223,7 +223,14 @@ prometheus::Counter& CoordinatorMetrics::SetVerdictGauges(
     int nranks) {
   const prometheus::Labels labels = StepLabels(plan, result, nranks);
   const double baseline_busbw = result.baseline_busbw_bytes_per_second();
+  // No baseline, no regression: also for steps stored by a coordinator
+  // that judged against a single sweep (baseline_sweeps 0).
+  const bool regressed = result.regression() && result.baseline_sweeps() > 0;
   {
+    // Every one of these series can be removed by another sweep's end
+    // (RemoveStepSeries): a series is written only under the lock, or a
+    // concurrent sweep of the same plan (a campaign's group sweeps) could
+    // free it between Add and Set.
     absl::MutexLock lock(&removable_mu_);
     if (result.baseline_sweeps() > 0 && baseline_busbw > 0) {
       baseline_.Add(labels).Set(baseline_busbw);
@@ -231,12 +238,9 @@ prometheus::Counter& CoordinatorMetrics::SetVerdictGauges(
       // A stale baseline would keep alerts comparing against it.
       baseline_.Remove(&baseline_.Add(labels));
     }
+    regression_.Add(labels).Set(regressed ? 1 : 0);
+    regression_confirmed_.Add(labels).Set(regressed && confirmed ? 1 : 0);
   }
-  // No baseline, no regression: also for steps stored by a coordinator
-  // that judged against a single sweep (baseline_sweeps 0).
-  const bool regressed = result.regression() && result.baseline_sweeps() > 0;
-  regression_.Add(labels).Set(regressed ? 1 : 0);
-  regression_confirmed_.Add(labels).Set(regressed && confirmed ? 1 : 0);
   return regressions_.Add(
       {{"plan", PlanLabel(plan)}, {"op", result.step().op()}});
 }

@@ -387,8 +387,14 @@ grpc::Status CoordinatorServiceImpl::ServeListNodes(
     grpc::CallbackServerContext* context, const v1::ListNodesRequest* request,
     v1::ListNodesResponse* response) {
   if (campaigns_ == nullptr) return grpc::Status::OK;
+  if (absl::Status named = campaigns_->RequireCampaignPlan(request->plan());
+      !named.ok()) {
+    return common::ToGrpcStatus(named);
+  }
   absl::StatusOr<std::vector<PlanNodeStatus>> nodes =
-      campaigns_->Nodes(request->plan());
+      request->campaigns_only() ? absl::StatusOr<std::vector<PlanNodeStatus>>(
+                                      std::vector<PlanNodeStatus>())
+                                : campaigns_->Nodes(request->plan());
   if (!nodes.ok()) return common::ToGrpcStatus(nodes.status());
   absl::StatusOr<std::vector<CampaignRecord>> newest =
       campaigns_->NewestCampaigns(request->plan());

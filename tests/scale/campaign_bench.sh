@@ -24,7 +24,7 @@
 #
 # Env: SIZES ("1024 4096"), MODES ("tls plain"), FLEET_PROCS (4), RANKS (2),
 # SWEEP_S (1), BUSY_EVERY (10: 10 % of the nodes), BUSY_S (20), IDLE_S (20),
-# FLEET_SWEEPS (5), GROUPS_AT_ONCE (1024, the plans' max_concurrent_groups),
+# FLEET_SWEEPS (5), GROUPS_AT_ONCE (128, the plans' max_concurrent_groups),
 # FLEET_SHARE (0.5, their max_fleet_fraction), BUSY_RETRY (5s),
 # FABRICPULSE_BIN (build/bin), OUT (build/campaign_bench.json), KEEP_LOGS.
 # Needs python3.
@@ -40,7 +40,7 @@ busy_every="${BUSY_EVERY:-10}"
 busy_s="${BUSY_S:-20}"
 idle_s="${IDLE_S:-20}"
 fleet_sweeps="${FLEET_SWEEPS:-5}"
-groups_at_once="${GROUPS_AT_ONCE:-1024}"
+groups_at_once="${GROUPS_AT_ONCE:-128}"
 fleet_share="${FLEET_SHARE:-0.5}"
 busy_retry="${BUSY_RETRY:-5s}"
 out="${OUT:-build/campaign_bench.json}"
@@ -232,7 +232,7 @@ for plan in ("nodes", "pairs"):
 fleet = load("fleet.json")
 r = {
     "n": $n, "mode": "$mode", "fleet_procs": $procs, "nofile": "$nofile",
-    "cpus": $(nproc), "ranks_per_agent": $ranks,
+    "cpus": $(nproc), "loadavg_at_end": "$(cut -d' ' -f1-3 /proc/loadavg)", "ranks_per_agent": $ranks,
     "sweep_s": $sweep_s, "busy_every": $busy_every, "busy_s": $busy_s,
     "register_all_s": $reg_s,
     "idle_cpu_pct": round(($c1 - $c0) / $clk_tck / ($t1 - $t0) * 100, 2),

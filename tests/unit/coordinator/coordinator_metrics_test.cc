@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "fabricpulse/v1/types.pb.h"
 #include "gmock/gmock.h"
@@ -493,6 +494,39 @@ TEST(CoordinatorMetricsTest, ConcurrentWritersAndScrapes) {
     ++culprits;
   }
   EXPECT_LE(culprits, 1);
+}
+
+// A campaign's group sweeps are sweeps of one plan that end while others
+// record: an end removes series another sweep is writing (it freed one
+// between Add and Set before its regression gauges were written under the
+// lock; the coordinator crashed with 1,024 group sweeps at once).
+TEST(CoordinatorMetricsTest, SweepsOfOnePlanEndWhileOthersRecord) {
+  prometheus::Registry registry;
+  CoordinatorMetrics metrics(registry);
+  constexpr int kThreads = 4;
+  constexpr int kSweeps = 300;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&metrics, t] {
+      for (int i = 0; i < kSweeps; ++i) {
+        const uint64_t bytes = 8u << ((i + t) % 4);
+        RecordJudged(metrics, "camp", Step("all_reduce", bytes, false, 1e9), 2,
+                     i % 2 == 0 ? 1e9 : 0, i % 3 == 0, i % 6 == 0);
+        metrics.SweepFinished("camp", "campaign", "succeeded", 1.0,
+                              absl::Now());
+      }
+    });
+  }
+  threads.emplace_back([&registry] {
+    for (int i = 0; i < 100; ++i) Serialize(registry);
+  });
+  for (std::thread& thread : threads) thread.join();
+  const std::string text = Serialize(registry);
+  EXPECT_EQ(
+      ValueOf(text,
+              "fabricpulse_sweeps_total{outcome=\"succeeded\",plan=\"camp\","
+              "trigger=\"campaign\"}"),
+      absl::StrCat(kThreads * kSweeps));
 }
 
 TEST(CoordinatorMetricsTest, PromtoolAcceptsTheExposition) {
