@@ -260,7 +260,9 @@ void AddSweepFlags(CLI::App* sweep, SweepFlags& f) {
         "--timeout"}) {
     sweep->get_option(name)->excludes(plan);
   }
-  for (CLI::Option* moe : AddMoeOptions(sweep, f.moe)) moe->excludes(plan);
+  for (CLI::Option* moe :
+       AddMoeOptions(sweep, f.moe, f.moe_preset, f.moe_explicit))
+    moe->excludes(plan);
   for (CLI::Option* numeric : AddNcclTestsNumericFlags(sweep, f)) {
     numeric->excludes(plan);
   }

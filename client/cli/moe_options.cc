@@ -1,13 +1,17 @@
 #include "client/cli/moe_options.h"
 
+#include <algorithm>
 #include <string>
 
 #include "client/cli/option_choices.h"
+#include "daemon/core/moe_preset.h"
 
 namespace fabricpulse::client {
 
-std::vector<CLI::Option*> AddMoeOptions(CLI::App* sweep, core::MoeShape& moe) {
-  const std::string with = "moe_dispatch and moe_combine: ";
+std::vector<CLI::Option*> AddMoeOptions(
+    CLI::App* sweep, core::MoeShape& moe, std::string& preset,
+    std::vector<std::string>& explicit_keys) {
+  const std::string with = "moe ops: ";
   std::vector<CLI::Option*> options = {
       sweep
           ->add_option("--moe-tokens", moe.tokens,
@@ -40,6 +44,24 @@ std::vector<CLI::Option*> AddMoeOptions(CLI::App* sweep, core::MoeShape& moe) {
                       ->capture_default_str(),
                   std::vector<std::string>{"bfloat16", "fp8_e4m3"}),
   };
+  for (CLI::Option* option : options) {
+    // "--moe-tokens" -> "moe_tokens", the plan key ApplyMoePreset knows.
+    std::string key = option->get_name().substr(2);
+    std::replace(key.begin(), key.end(), '-', '_');
+    option->each([&explicit_keys, key](const std::string&) {
+      explicit_keys.push_back(key);
+    });
+  }
+  options.push_back(WithChoices(
+      sweep->add_option(
+          "--moe-preset", preset,
+          with + "DeepEP's test shape: deepep-ll (128 tokens x 7168, "
+                 "top-8 of 288 experts, 10 masked, a row per selection, "
+                 "fp8 dispatch with scales, bf16 combine) or "
+                 "deepep-normal (4096 tokens, top-8 of 256 experts within "
+                 "min(nodes, 4) node groups, fp8 dispatch with scales, "
+                 "bf16 combine); the --moe-* flags given override it"),
+      core::MoePresetNames()));
   return options;
 }
 

@@ -19,6 +19,7 @@
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/byte_size.h"
 #include "daemon/core/duration_text.h"
+#include "daemon/core/moe_preset.h"
 #include "daemon/core/status_reason.h"
 #include "daemon/core/sweep_outcome.h"
 #include "grpcpp/grpcpp.h"
@@ -80,6 +81,11 @@ absl::StatusOr<core::SweepSpec> SpecFromFlags(const SweepFlags& flags) {
   spec.redop = flags.redop;
   spec.root = flags.root;
   spec.moe = flags.moe;
+  if (!flags.moe_preset.empty()) {
+    absl::Status preset =
+        core::ApplyMoePreset(flags.moe_preset, flags.moe_explicit, spec.moe);
+    if (!preset.ok()) return preset;
+  }
   if (absl::Status iters = ApplyItersFlags(flags.iters, spec); !iters.ok()) {
     return iters;
   }

@@ -25,6 +25,10 @@ struct SweepFlags {
   int root = 0;
   // The moe ops' shape (--moe-tokens, ...; client/cli/moe_options.h).
   core::MoeShape moe;
+  // --moe-preset (empty: none), and the plan keys of the moe flags given
+  // (they override the preset's values).
+  std::string moe_preset;
+  std::vector<std::string> moe_explicit;
   // --iters N|auto and the adaptive settings.
   ItersFlags iters;
   int warmup = 5;

@@ -1,11 +1,13 @@
 #include "client/output/sweep_json.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "client/output/isolation_output.h"
 #include "client/output/json_writer.h"
 #include "client/output/max_bytes_auto_text.h"
 #include "client/output/moe_traffic.h"
 #include "client/output/result_fields.h"
+#include "client/output/table_devices.h"
 #include "client/output/units.h"
 #include "daemon/common/spec_convert.h"
 #include "daemon/core/adaptive_iters.h"
@@ -96,6 +98,17 @@ void WriteSpec(JsonWriter& json, const v1::SweepSpec& spec) {
     json.Key("skew").Number(moe.skew);
     json.Key("seed").Unsigned(moe.seed);
     json.Key("dtype").String(moe.dtype);
+    // DeepEP's fields (moe_preset.h); null preset and defaults otherwise.
+    json.Key("preset").StringOrNull(moe.preset);
+    json.Key("experts_total").Int(moe.experts_total);
+    json.Key("group_ranks").Int(moe.group_ranks);
+    json.Key("topk_groups").Int(moe.topk_groups);
+    json.Key("masked").Int(moe.masked);
+    json.Key("per_selection").Bool(moe.per_selection);
+    json.Key("fp8_scales").Bool(moe.fp8_scales);
+    json.Key("header_bytes").Int(moe.header_bytes);
+    json.Key("combine_dtype")
+        .String(moe.combine_dtype.empty() ? moe.dtype : moe.combine_dtype);
     json.EndObject();
   } else {
     json.Null();
@@ -122,6 +135,36 @@ void WriteRanks(JsonWriter& json, const SweepDocument& doc) {
   json.EndArray();
 }
 
+// A figure and its bandwidth over `seconds` (null when not known).
+void WriteBytes(JsonWriter& json, absl::string_view key,
+                const std::optional<double>& bytes, double seconds) {
+  json.Key(key);
+  bytes ? json.Number(*bytes) : json.Null();
+  json.Key(absl::StrCat(key, "_per_second"));
+  bytes&& seconds > 0 ? json.Number(*bytes / seconds) : json.Null();
+}
+
+void WriteMoeTraffic(JsonWriter& json, const std::optional<MoeTraffic>& traffic,
+                     core::Op op, double seconds) {
+  if (!traffic) {
+    json.Null();
+    return;
+  }
+  json.BeginObject();
+  json.Key("self_bytes").Number(traffic->self_bytes);
+  json.Key("intra_node_bytes").Number(traffic->intra_node_bytes);
+  json.Key("network_bytes").Number(traffic->network_bytes);
+  const core::DeepEpBytes& d = traffic->deepep;
+  json.Key("deepep").BeginObject();
+  json.Key("accounting").String(d.low_latency ? "low_latency" : "normal");
+  json.Key("combine_timing").StringOrNull(MoeCombineTiming(op));
+  WriteBytes(json, "bytes", d.bytes, seconds);
+  WriteBytes(json, "nvl_bytes", d.nvl_bytes, seconds);
+  WriteBytes(json, "rdma_bytes", d.rdma_bytes, seconds);
+  json.EndObject();
+  json.EndObject();
+}
+
 void WriteStep(JsonWriter& json, const SweepDocument& doc,
                const v1::StepResult& result, const OutputOptions& options) {
   json.BeginObject();
@@ -131,17 +174,11 @@ void WriteStep(JsonWriter& json, const SweepDocument& doc,
   absl::StatusOr<core::Op> op = core::ParseOp(result.step().op());
   if (op.ok() && core::IsMoe(*op)) {
     json.Key("moe_traffic");
-    const std::optional<MoeTraffic> traffic =
-        MoeTrafficOf(doc.sweep.spec(), doc.sweep.ranks());
-    if (traffic) {
-      json.BeginObject();
-      json.Key("self_bytes").Number(traffic->self_bytes);
-      json.Key("intra_node_bytes").Number(traffic->intra_node_bytes);
-      json.Key("network_bytes").Number(traffic->network_bytes);
-      json.EndObject();
-    } else {
-      json.Null();
-    }
+    const std::optional<ReportedFigures> shown =
+        Reported(result, options.time_across_ranks);
+    WriteMoeTraffic(json,
+                    MoeTrafficOf(doc.sweep.spec(), doc.sweep.ranks(), *op), *op,
+                    shown ? shown->time_seconds : 0);
   }
   if (result.pairs_size() > 0) {
     json.Key("pairs").BeginArray();

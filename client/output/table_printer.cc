@@ -159,7 +159,7 @@ void TablePrinter::CommReady(const v1::SweepCommReady& ready) {
 void TablePrinter::Add(const v1::StepResult& result) {
   const v1::StepKey& step = result.step();
   absl::StatusOr<core::Op> op_kind = core::ParseOp(step.op());
-  if (op_kind.ok() && core::IsMoe(*op_kind) && moe_results_.size() < 2) {
+  if (op_kind.ok() && core::IsMoe(*op_kind) && moe_results_.size() < 3) {
     moe_results_.push_back(result);
   }
   const std::optional<ReportedFigures> shown =

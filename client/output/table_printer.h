@@ -119,7 +119,7 @@ class TablePrinter : public ResultPrinter {
   // count.
   std::vector<v1::StepResult> regressed_;
   int noisy_ = 0;  // steps whose baseline was too noisy to judge
-  // The moe results (at most 2), listed after the table with their traffic
+  // The moe results (at most 3), listed after the table with their traffic
   // (moe_traffic.h) from the spec and the rank map.
   std::vector<v1::StepResult> moe_results_;
   v1::SweepSpec spec_;

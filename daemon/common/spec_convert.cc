@@ -55,6 +55,15 @@ core::SweepSpec SpecFromProto(const v1::SweepSpec& proto) {
     if (m.has_skew()) spec.moe.skew = m.skew();
     if (m.has_seed()) spec.moe.seed = m.seed();
     if (m.has_dtype()) spec.moe.dtype = m.dtype();
+    if (m.has_preset()) spec.moe.preset = m.preset();
+    if (m.has_experts_total()) spec.moe.experts_total = m.experts_total();
+    if (m.has_group_ranks()) spec.moe.group_ranks = m.group_ranks();
+    if (m.has_topk_groups()) spec.moe.topk_groups = m.topk_groups();
+    if (m.has_masked()) spec.moe.masked = m.masked();
+    if (m.has_per_selection()) spec.moe.per_selection = m.per_selection();
+    if (m.has_fp8_scales()) spec.moe.fp8_scales = m.fp8_scales();
+    if (m.has_header_bytes()) spec.moe.header_bytes = m.header_bytes();
+    if (m.has_combine_dtype()) spec.moe.combine_dtype = m.combine_dtype();
   }
   if (proto.has_adaptive()) {
     const v1::AdaptiveIters& a = proto.adaptive();
@@ -118,6 +127,28 @@ v1::SweepSpec SpecToProto(const core::SweepSpec& spec) {
     m->set_skew(spec.moe.skew);
     m->set_seed(spec.moe.seed);
     m->set_dtype(spec.moe.dtype);
+    // Set only when not the default: a spec without a preset stays as it
+    // was.
+    const core::MoeShape plain;
+    if (spec.moe.preset != plain.preset) m->set_preset(spec.moe.preset);
+    if (spec.moe.experts_total != plain.experts_total) {
+      m->set_experts_total(spec.moe.experts_total);
+    }
+    if (spec.moe.group_ranks != plain.group_ranks) {
+      m->set_group_ranks(spec.moe.group_ranks);
+    }
+    if (spec.moe.topk_groups != plain.topk_groups) {
+      m->set_topk_groups(spec.moe.topk_groups);
+    }
+    if (spec.moe.masked != plain.masked) m->set_masked(spec.moe.masked);
+    if (spec.moe.per_selection) m->set_per_selection(true);
+    if (spec.moe.fp8_scales) m->set_fp8_scales(true);
+    if (spec.moe.header_bytes != plain.header_bytes) {
+      m->set_header_bytes(spec.moe.header_bytes);
+    }
+    if (!spec.moe.combine_dtype.empty()) {
+      m->set_combine_dtype(spec.moe.combine_dtype);
+    }
   }
   if (spec.adaptive.enabled) {
     v1::AdaptiveIters* adaptive = proto.mutable_adaptive();

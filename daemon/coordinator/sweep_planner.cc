@@ -13,6 +13,7 @@
 #include "daemon/core/auto_max_bytes.h"
 #include "daemon/core/backend_support.h"
 #include "daemon/core/limits.h"
+#include "daemon/core/moe_preset.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/status_macros.h"
 #include "daemon/core/status_reason.h"
@@ -175,6 +176,13 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
     spec.max_bytes_auto = core::MaxBytesAuto();
     spec.max_bytes_auto.fraction = fraction;
   }
+  // The moe shape's rank-dependent parts (experts per rank, ranks per
+  // node group), from the members in rank order.
+  std::vector<int> ranks_per_node;
+  for (const v1::AgentInfo& agent : *agents) {
+    ranks_per_node.push_back(agent.workers_size());
+  }
+  core::ResolveMoeForRanks(spec.moe, plan.nranks, ranks_per_node);
   auto resolved = core::Validate(spec, plan.nranks);
   if (!resolved.ok()) return resolved.status();
   absl::Status supported =

@@ -20,6 +20,8 @@ static_assert(static_cast<int>(Op::kScatter) == f::kScatter);
 static_assert(static_cast<int>(Op::kPairwise) == f::kPairwise);
 static_assert(static_cast<int>(Op::kMoeDispatch) == f::kMoeDispatch);
 static_assert(static_cast<int>(Op::kMoeCombine) == f::kMoeCombine);
+static_assert(static_cast<int>(Op::kMoeCombineWeighted) ==
+              f::kMoeCombineWeighted);
 static_assert(static_cast<int>(RedOp::kSum) == f::kSum);
 static_assert(static_cast<int>(RedOp::kProd) == f::kProd);
 static_assert(static_cast<int>(RedOp::kMin) == f::kMin);

@@ -25,6 +25,15 @@ std::string MeasurementKey(const SweepSpec& spec) {
     const MoeShape& m = spec.moe;
     absl::StrAppendFormat(&key, ";moe=%d,%d,%d,%d,%g,%d,%s", m.tokens, m.hidden,
                           m.topk, m.experts_per_rank, m.skew, m.seed, m.dtype);
+    // DeepEP's fields, only when set: a plain shape keeps its key.
+    if (!(m.preset.empty() && m.experts_total == 0 && m.group_ranks == 0 &&
+          m.topk_groups == 0 && m.masked == 0 && !m.per_selection &&
+          !m.fp8_scales && m.header_bytes == 0 && m.combine_dtype.empty())) {
+      absl::StrAppendFormat(&key, ",%s,%d,%d,%d,%d,%d,%d,%d,%s", m.preset,
+                            m.experts_total, m.group_ranks, m.topk_groups,
+                            m.masked, m.per_selection, m.fp8_scales,
+                            m.header_bytes, m.combine_dtype);
+    }
   }
   return key;
 }

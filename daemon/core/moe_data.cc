@@ -135,22 +135,16 @@ absl::StatusOr<int64_t> CountMoeWrong(Op op, DType dtype, int rank,
     }
     return wrong;
   }
-  if (op != Op::kMoeCombine) {
+  if (!IsMoeCombine(op)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ops: ", OpName(op), " is not a moe op"));
   }
-  // Every returned row is one of this rank's tokens: group them by token
-  // (counting sort), then reduce each token's rows.
+  // Every returned row is one of this rank's tokens: reduce each token's.
   int32_t tokens = 0;
   for (const MoeRowId& id : x.recv_ids) tokens = std::max(tokens, id.token + 1);
-  std::vector<uint32_t> begin(tokens + 1, 0);
-  for (const MoeRowId& id : x.recv_ids) begin[id.token + 1]++;
-  for (int32_t t = 0; t < tokens; ++t) begin[t + 1] += begin[t];
-  std::vector<uint32_t> rows(x.recv_total);
-  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (uint64_t row = 0; row < x.recv_total; ++row) {
-    rows[fill[x.recv_ids[row].token]++] = static_cast<uint32_t>(row);
-  }
+  const MoeTokenRows grouped = GroupMoeRowsByToken(x, tokens);
+  const std::vector<uint32_t>& begin = grouped.begin;
+  const std::vector<uint32_t>& rows = grouped.rows;
   for (int32_t t = 0; t < tokens; ++t) {
     const uint32_t n = begin[t + 1] - begin[t];
     if (n == 0) continue;
@@ -159,6 +153,60 @@ absl::StatusOr<int64_t> CountMoeWrong(Op op, DType dtype, int rank,
       double sum = 0;
       for (uint32_t i = begin[t]; i < begin[t + 1]; ++i) sum += at(rows[i], h);
       if (!(sum == n * MoeRowValue(key, h))) ++wrong;
+    }
+  }
+  return wrong;
+}
+
+MoeTokenRows GroupMoeRowsByToken(const MoeExchange& x, int tokens) {
+  // Counting sort of the rows by token.
+  MoeTokenRows out;
+  out.begin.assign(static_cast<size_t>(tokens) + 1, 0);
+  for (const MoeRowId& id : x.recv_ids) out.begin[id.token + 1]++;
+  for (int t = 0; t < tokens; ++t) out.begin[t + 1] += out.begin[t];
+  out.rows.resize(x.recv_total);
+  out.weights.resize(x.recv_total);
+  std::vector<uint32_t> fill(out.begin.begin(), out.begin.end() - 1);
+  for (uint64_t row = 0; row < x.recv_total; ++row) {
+    const uint32_t at = fill[x.recv_ids[row].token]++;
+    out.rows[at] = static_cast<uint32_t>(row);
+    out.weights[at] = x.recv_ids[row].weight;
+  }
+  return out;
+}
+
+void ReduceMoeRows(DType dtype, const MoeTokenRows& rows, uint64_t row_elements,
+                   const void* recv, float* out) {
+  const Codec codec(dtype);
+  const auto* in = static_cast<const unsigned char*>(recv);
+  const size_t tokens = rows.begin.size() - 1;
+  for (size_t t = 0; t < tokens; ++t) {
+    float* o = out + t * row_elements;
+    std::fill(o, o + row_elements, 0.0f);
+    for (uint32_t i = rows.begin[t]; i < rows.begin[t + 1]; ++i) {
+      const unsigned char* row = in + rows.rows[i] * row_elements * codec.elem;
+      const float w = rows.weights[i];
+      for (uint64_t h = 0; h < row_elements; ++h) {
+        o[h] += w * static_cast<float>(codec.Decode(row + h * codec.elem));
+      }
+    }
+  }
+}
+
+int64_t CountMoeWeightedWrong(int rank, const MoeTokenRows& rows,
+                              uint64_t hidden, const float* out) {
+  int64_t wrong = 0;
+  const size_t tokens = rows.begin.size() - 1;
+  for (size_t t = 0; t < tokens; ++t) {
+    const uint64_t key = MoeRowKey(rank, static_cast<int>(t));
+    float weight = 0;
+    for (uint32_t i = rows.begin[t]; i < rows.begin[t + 1]; ++i) {
+      weight += rows.weights[i];
+    }
+    for (uint64_t h = 0; h < hidden; ++h) {
+      // Every row of the token holds the same values: the sum is the
+      // weights' sum times the value (exact in float32).
+      if (!(out[t * hidden + h] == weight * MoeRowValue(key, h))) ++wrong;
     }
   }
   return wrong;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/core/status_macros.h"
@@ -43,18 +45,26 @@ int DrawExpert(double u, int experts, const std::vector<double>& cdf) {
   return std::min(experts - 1, static_cast<int>(it - cdf.begin()));
 }
 
-// Token t's destination ranks, appended to `dests` sorted and unique.
-void TokenDests(const MoeShape& shape, int experts, uint64_t key,
-                const std::vector<double>& cdf, std::vector<int>& chosen,
-                std::vector<int32_t>& dests) {
+// Salts: the draws of the routing, the masks, the group scores and the
+// weights stay unrelated.
+constexpr uint64_t kMaskSalt = 0x4D41534B53454C53ull;
+constexpr uint64_t kScoreSalt = 0x53434F5245475250ull;
+constexpr uint64_t kWeightSalt = 0x5745494748545321ull;
+
+double Unit(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+// Free top-k: token `key`'s topk distinct experts, drawn one by one.
+void DrawnExperts(const MoeShape& shape, int experts, uint64_t key,
+                  const std::vector<double>& cdf, std::vector<int>& chosen) {
   chosen.clear();
   const int max_attempts = 64 * shape.topk;
   for (int attempt = 0;
        attempt < max_attempts && static_cast<int>(chosen.size()) < shape.topk;
        ++attempt) {
     const uint64_t bits = SplitMix64(shape.seed ^ (key + attempt));
-    const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    const int e = DrawExpert(u, experts, cdf);
+    const int e = DrawExpert(Unit(bits), experts, cdf);
     if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) {
       chosen.push_back(e);
     }
@@ -67,25 +77,120 @@ void TokenDests(const MoeShape& shape, int experts, uint64_t key,
       chosen.push_back(e);
     }
   }
-  const size_t first = dests.size();
-  for (int e : chosen) dests.push_back(e / shape.experts_per_rank);
-  std::sort(dests.begin() + first, dests.end());
-  dests.erase(std::unique(dests.begin() + first, dests.end()), dests.end());
+}
+
+// DeepEP's group-limited routing (tests/legacy/test_internode.py): a score
+// per expert, a group's score is its best expert's, the token keeps the
+// MoeTopkGroups best groups and takes the topk best experts of those
+// (ties: the lower index), best first.
+void GroupedExperts(const MoeShape& shape, int nranks, int src, int token,
+                    std::vector<double>& scores, std::vector<int>& order,
+                    std::vector<int>& chosen) {
+  const int experts = shape.experts_per_rank * nranks;
+  const int groups = MoeGroups(shape, nranks);
+  const int per_group = experts / groups;
+  scores.resize(experts);
+  for (int e = 0; e < experts; ++e) {
+    scores[e] = MoeExpertScore(shape, src, token, e);
+  }
+  std::vector<double> best(groups, -1);
+  for (int e = 0; e < experts; ++e) {
+    best[e / per_group] = std::max(best[e / per_group], scores[e]);
+  }
+  auto better = [](const std::vector<double>& v) {
+    return
+        [&v](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); };
+  };
+  order.resize(groups);
+  std::iota(order.begin(), order.end(), 0);
+  const int picked = MoeTopkGroups(shape, nranks);
+  std::partial_sort(order.begin(), order.begin() + picked, order.end(),
+                    better(best));
+  std::vector<int> candidates;
+  candidates.reserve(static_cast<size_t>(picked) * per_group);
+  for (int i = 0; i < picked; ++i) {
+    for (int e = order[i] * per_group; e < (order[i] + 1) * per_group; ++e) {
+      candidates.push_back(e);
+    }
+  }
+  std::partial_sort(candidates.begin(), candidates.begin() + shape.topk,
+                    candidates.end(), better(scores));
+  chosen.assign(candidates.begin(), candidates.begin() + shape.topk);
+}
+
+// Rank `src`'s masked selections, as token * topk + slot, sorted (a
+// position may repeat, as DeepEP's random masking).
+std::vector<uint64_t> MaskedSelections(const MoeShape& shape, int src) {
+  std::vector<uint64_t> masked;
+  for (int i = 0; i < shape.masked; ++i) {
+    const uint64_t bits = SplitMix64(shape.seed ^ kMaskSalt ^ TokenKey(src, i));
+    const uint64_t token = (bits & 0xFFFFFFFFull) % shape.tokens;
+    const uint64_t slot = (bits >> 32) % shape.topk;
+    masked.push_back(token * shape.topk + slot);
+  }
+  std::sort(masked.begin(), masked.end());
+  return masked;
 }
 
 }  // namespace
 
+double MoeExpertScore(const MoeShape& shape, int src, int token, int expert) {
+  return Unit(
+      SplitMix64(shape.seed ^ kScoreSalt ^ (TokenKey(src, token) + expert)));
+}
+
+float MoeWeight(const MoeShape& shape, int src, int token, int slot) {
+  const uint64_t bits =
+      SplitMix64(shape.seed ^ kWeightSalt ^ (TokenKey(src, token) + slot));
+  return static_cast<float>(bits % 8 + 1) / 8;
+}
+
 SourceRouting RouteSource(const MoeShape& shape, int nranks, int src) {
   const int experts = shape.experts_per_rank * nranks;
+  const bool grouped = MoeTopkGroups(shape, nranks) < MoeGroups(shape, nranks);
   const std::vector<double> cdf = PopularityCdf(shape, experts);
+  const std::vector<uint64_t> masked = MaskedSelections(shape, src);
   SourceRouting routing;
   routing.begin.reserve(shape.tokens + 1);
   routing.begin.push_back(0);
+  routing.expert_begin.reserve(shape.tokens + 1);
+  routing.expert_begin.push_back(0);
   std::vector<int> chosen;
+  std::vector<double> scores;
+  std::vector<int> order;
+  // (rank, weight) per kept selection of the token.
+  std::vector<std::pair<int32_t, float>> picks;
   chosen.reserve(shape.topk);
   for (int t = 0; t < shape.tokens; ++t) {
-    TokenDests(shape, experts, TokenKey(src, t), cdf, chosen, routing.dests);
+    const uint64_t key = TokenKey(src, t);
+    if (grouped) {
+      GroupedExperts(shape, nranks, src, t, scores, order, chosen);
+    } else {
+      DrawnExperts(shape, experts, key, cdf, chosen);
+    }
+    picks.clear();
+    for (int k = 0; k < shape.topk; ++k) {
+      const uint64_t position = static_cast<uint64_t>(t) * shape.topk + k;
+      if (std::binary_search(masked.begin(), masked.end(), position)) continue;
+      routing.experts.push_back(chosen[k]);
+      picks.emplace_back(chosen[k] / shape.experts_per_rank,
+                         MoeWeight(shape, src, t, k));
+    }
+    std::stable_sort(
+        picks.begin(), picks.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [rank, weight] : picks) {
+      if (!shape.per_selection && routing.dests.size() > routing.begin.back() &&
+          routing.dests.back() == rank) {
+        routing.weights.back() += weight;
+        continue;
+      }
+      routing.dests.push_back(rank);
+      routing.weights.push_back(weight);
+    }
     routing.begin.push_back(static_cast<uint32_t>(routing.dests.size()));
+    routing.expert_begin.push_back(
+        static_cast<uint32_t>(routing.experts.size()));
   }
   return routing;
 }
@@ -101,7 +206,7 @@ std::vector<uint64_t> MoeRowMatrix(const MoeShape& shape, int nranks) {
 
 absl::StatusOr<MoeExchange> BuildMoeExchange(Op op, const MoeShape& shape,
                                              int nranks, int rank) {
-  if (op != Op::kMoeDispatch && op != Op::kMoeCombine) {
+  if (!IsMoe(op)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ops: ", OpName(op), " is not a moe op"));
   }
@@ -117,14 +222,15 @@ absl::StatusOr<MoeExchange> BuildMoeExchange(Op op, const MoeShape& shape,
     for (int t = 0; t < shape.tokens; ++t) {
       for (uint32_t i = routing.begin[t]; i < routing.begin[t + 1]; ++i) {
         const int d = routing.dests[i];
-        if (s == rank) to[d].push_back({s, t});
-        if (d == rank) from[s].push_back({s, t});
+        const MoeRowId id{s, t, routing.weights[i]};
+        if (s == rank) to[d].push_back(id);
+        if (d == rank) from[s].push_back(id);
       }
     }
   }
-  if (op == Op::kMoeCombine) std::swap(to, from);
+  if (IsMoeCombine(op)) std::swap(to, from);
   MoeExchange x;
-  x.row_elements = static_cast<uint64_t>(shape.hidden);
+  x.row_elements = MoeRowElements(shape, op);
   x.send_rows.resize(nranks);
   x.send_offset.resize(nranks);
   x.recv_rows.resize(nranks);
@@ -152,16 +258,19 @@ double MoeValue(int src, int token, uint64_t h) {
   return MoeRowValue(MoeRowKey(src, token), h);
 }
 
-double MoeBusBandwidthFactor(const MoeShape& shape, int nranks) {
+double MoeBusBandwidthFactor(const MoeShape& shape, Op op, int nranks) {
   const MoeRowsByPath rows = MoeRowsPerRank(shape, nranks, {});
-  return (rows.intra_node + rows.network) / shape.tokens;
+  return (rows.intra_node + rows.network) / shape.tokens *
+         static_cast<double>(MoeRowElements(shape, op)) / shape.hidden;
 }
 
 uint64_t MoeMaxBufferBytes(const MoeShape& shape, int nranks) {
   const std::vector<uint64_t> rows = MoeRowMatrix(shape, nranks);
-  const uint64_t row_bytes =
-      static_cast<uint64_t>(shape.hidden) *
-      DTypeSize(MoeDType(shape).value_or(DType::kBfloat16));
+  uint64_t row_bytes = 0;
+  for (Op op : {Op::kMoeDispatch, Op::kMoeCombine}) {
+    row_bytes = std::max(row_bytes, MoeRowElements(shape, op) *
+                                        DTypeSize(MoeStepDType(shape, op)));
+  }
   uint64_t most = 0;
   for (int r = 0; r < nranks; ++r) {
     uint64_t sent = 0, received = 0;
@@ -172,6 +281,10 @@ uint64_t MoeMaxBufferBytes(const MoeShape& shape, int nranks) {
     most = std::max(most, (sent + received) * row_bytes);
   }
   return most;
+}
+
+uint64_t MoeWeightedOutputBytes(const MoeShape& shape) {
+  return static_cast<uint64_t>(shape.tokens) * shape.hidden * sizeof(float);
 }
 
 MoeRowsByPath MoeRowsPerRank(const MoeShape& shape, int nranks,

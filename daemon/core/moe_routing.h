@@ -32,11 +32,27 @@
 namespace fabricpulse::core {
 
 // Every token's destination ranks, sorted, each once (CSR: token t's are
-// dests[begin[t] .. begin[t + 1])).
+// dests[begin[t] .. begin[t + 1])); with per_selection, one entry per
+// selection instead (a rank repeats, once per expert of it). weights[i] is
+// the sum of the top-k weights of the selections entry i carries. The
+// selections themselves (masked ones left out, in the order drawn):
+// experts[expert_begin[t] .. expert_begin[t + 1]).
 struct SourceRouting {
   std::vector<uint32_t> begin;
   std::vector<int32_t> dests;
+  std::vector<float> weights;
+  std::vector<uint32_t> expert_begin;
+  std::vector<int32_t> experts;
 };
+
+// Token t of rank s's score of `expert` in [0, 1) (DeepEP's |randn| + 1:
+// only the order matters), for group-limited routing.
+double MoeExpertScore(const MoeShape& shape, int src, int token, int expert);
+
+// The top-k weight of selection `slot` of token t of rank s: k / 8 for a
+// seeded k in 1..8 (DeepEP draws |randn|; eighths keep the weighted sums
+// exact in float32).
+float MoeWeight(const MoeShape& shape, int src, int token, int slot);
 
 // The routing of source rank `src`. Requires a valid shape for nranks.
 SourceRouting RouteSource(const MoeShape& shape, int nranks, int src);
@@ -48,6 +64,8 @@ std::vector<uint64_t> MoeRowMatrix(const MoeShape& shape, int nranks);
 struct MoeRowId {
   int32_t src = 0;
   int32_t token = 0;
+  // The weight the combine's weighted sum gives the row (SourceRouting's).
+  float weight = 1;
 };
 
 // One rank's all-to-all-v for one op (dispatch or combine), in rows of
@@ -64,7 +82,8 @@ struct MoeExchange {
   std::vector<MoeRowId> recv_ids;
 };
 
-// `op` is kMoeDispatch or kMoeCombine. Errors: INVALID_ARGUMENT another
+// `op` is a moe op (kMoeCombineWeighted exchanges as kMoeCombine). Rows
+// are MoeRowElements(shape, op) elements. Errors: INVALID_ARGUMENT another
 // op, a bad rank, or a shape ValidateMoeShape refuses.
 absl::StatusOr<MoeExchange> BuildMoeExchange(Op op, const MoeShape& shape,
                                              int nranks, int rank);
@@ -88,11 +107,16 @@ struct MoeRowsByPath {
 // averaged over the ranks, per token it holds (algbw counts one rank's
 // tokens, tokens x hidden x element size, per second; busbw what crossed
 // a link). 0 at one rank.
-double MoeBusBandwidthFactor(const MoeShape& shape, int nranks);
+// `op`'s rows counted at their size (a dispatch row may carry scales and
+// a header).
+double MoeBusBandwidthFactor(const MoeShape& shape, Op op, int nranks);
 
 // The most bytes of send plus receive rows any rank needs for one exchange
-// (dispatch and combine alike).
+// (rows at the larger of dispatch's and combine's row size).
 uint64_t MoeMaxBufferBytes(const MoeShape& shape, int nranks);
+
+// The weighted combine's output on the source: tokens x hidden float32.
+uint64_t MoeWeightedOutputBytes(const MoeShape& shape);
 
 MoeRowsByPath MoeRowsPerRank(const MoeShape& shape, int nranks,
                              const std::vector<std::string>& rank_nodes);

@@ -20,7 +20,7 @@ struct OpInfo {
   bool in_place;
 };
 
-constexpr std::array<OpInfo, 12> kOps = {{
+constexpr std::array<OpInfo, 13> kOps = {{
     {Op::kAllReduce, "all_reduce", true, false, false, true},
     {Op::kAllGather, "all_gather", false, false, true, true},
     {Op::kReduceScatter, "reduce_scatter", true, false, true, true},
@@ -33,6 +33,8 @@ constexpr std::array<OpInfo, 12> kOps = {{
     {Op::kPairwise, "pairwise", false, false, false, false},
     {Op::kMoeDispatch, "moe_dispatch", false, false, false, false},
     {Op::kMoeCombine, "moe_combine", false, false, false, false},
+    {Op::kMoeCombineWeighted, "moe_combine_weighted", false, false, false,
+     false},
 }};
 
 constexpr std::array<std::pair<absl::string_view, Op>, 7> kAliases = {{
@@ -59,7 +61,10 @@ bool IsReduction(Op op) { return Info(op).reduction; }
 bool IsRooted(Op op) { return Info(op).rooted; }
 bool SplitsCount(Op op) { return Info(op).splits; }
 bool SupportsInPlace(Op op) { return Info(op).in_place; }
-bool IsMoe(Op op) { return op == Op::kMoeDispatch || op == Op::kMoeCombine; }
+bool IsMoe(Op op) { return op == Op::kMoeDispatch || IsMoeCombine(op); }
+bool IsMoeCombine(Op op) {
+  return op == Op::kMoeCombine || op == Op::kMoeCombineWeighted;
+}
 
 absl::StatusOr<Op> ParseOp(absl::string_view name) {
   std::string lower = absl::AsciiStrToLower(name);
@@ -96,6 +101,7 @@ double BusBandwidthFactor(Op op, int nranks) {
     case Op::kPairwise:
     case Op::kMoeDispatch:
     case Op::kMoeCombine:
+    case Op::kMoeCombineWeighted:
       return 1.0;
   }
   return 1.0;

@@ -27,6 +27,9 @@ enum class Op {
   // ranks of its experts, combine sends them back (all-to-all-v).
   kMoeDispatch,
   kMoeCombine,
+  // Combine with the source's weighted sum of each token's returned rows
+  // inside the timed region (DeepEP's combine kernel includes it).
+  kMoeCombineWeighted,
 };
 
 absl::string_view OpName(Op op);
@@ -44,6 +47,8 @@ bool SplitsCount(Op op);
 // True for moe_dispatch and moe_combine: one step at the spec's MoE shape
 // (moe_shape.h) instead of a size schedule.
 bool IsMoe(Op op);
+// kMoeCombine or kMoeCombineWeighted.
+bool IsMoeCombine(Op op);
 // True for ops that have an in-place variant here (all but alltoall and
 // sendrecv).
 bool SupportsInPlace(Op op);

@@ -32,6 +32,7 @@ enum OpCode : int {
   // from these formulas.
   kMoeDispatch = 10,
   kMoeCombine = 11,
+  kMoeCombineWeighted = 12,
 };
 enum RedOpCode : int { kSum = 0, kProd = 1, kMin = 2, kMax = 3, kAvg = 4 };
 enum DTypeCode : int {

@@ -1,18 +1,21 @@
 // A plan's MoE keys (moe_tokens, moe_hidden, moe_topk, moe_experts,
-// moe_skew, moe_seed, moe_dtype): the shape of its moe_dispatch and
-// moe_combine ops. Declared in plan_parser.h.
+// moe_skew, moe_seed, moe_dtype, moe_preset): the shape of its moe ops.
+// Declared in plan_parser.h.
 #include <algorithm>
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/core/moe_preset.h"
+#include "daemon/core/name_rules.h"
 #include "daemon/core/plan_parser.h"
 
 namespace fabricpulse::core::config_internal {
 namespace {
 
 constexpr absl::string_view kMoeKeys[] = {
-    "moe_tokens", "moe_hidden", "moe_topk", "moe_experts",
-    "moe_skew",   "moe_seed",   "moe_dtype"};
+    "moe_tokens", "moe_hidden", "moe_topk",  "moe_experts",
+    "moe_skew",   "moe_seed",   "moe_dtype", "moe_preset"};
 
 }  // namespace
 
@@ -33,10 +36,10 @@ absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
     moe.skew = *skew;
     return absl::OkStatus();
   }
-  if (key == "moe_dtype") {
-    absl::StatusOr<std::string> dtype = ReadString(field, path);
-    if (!dtype.ok()) return dtype.status();
-    moe.dtype = *dtype;
+  if (key == "moe_dtype" || key == "moe_preset") {
+    absl::StatusOr<std::string> text = ReadString(field, path);
+    if (!text.ok()) return text.status();
+    (key == "moe_dtype" ? moe.dtype : moe.preset) = *text;
     return absl::OkStatus();
   }
   if (key == "moe_seed") {
@@ -56,6 +59,23 @@ absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
                                       : &moe.experts_per_rank;
   // Ranges are Validate's (ValidateMoeShape) to check.
   return ReadIntInto(field, path, "1 or more", target);
+}
+
+absl::Status ApplyMoePlanPreset(const Fields& fields, absl::string_view path,
+                                MoeShape& moe) {
+  const auto preset = fields.find("moe_preset");
+  if (preset == fields.end()) return absl::OkStatus();
+  std::vector<std::string> explicit_keys;
+  for (const auto& [key, field] : fields) {
+    if (IsMoePlanKey(key)) explicit_keys.push_back(key);
+  }
+  const std::string name = moe.preset;
+  absl::Status applied = ApplyMoePreset(name, explicit_keys, moe);
+  if (applied.ok()) return applied;
+  return ConfigError(
+      preset->second.line, JoinPath(path, "moe_preset"),
+      absl::StrCat(QuotePrefix(name), " is not a preset; allowed: ",
+                   absl::StrJoin(MoePresetNames(), ", ")));
 }
 
 }  // namespace fabricpulse::core::config_internal

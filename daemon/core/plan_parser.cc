@@ -17,6 +17,7 @@
 #include "daemon/core/dtype.h"
 #include "daemon/core/duration_text.h"
 #include "daemon/core/limits.h"
+#include "daemon/core/moe_preset.h"
 #include "daemon/core/name_rules.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/redop.h"
@@ -394,6 +395,7 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
   PlanConfig plan;
   plan.name = name;
   absl::Status status = ReadPlanFields(*fields, path, plan);
+  if (status.ok()) status = ApplyMoePlanPreset(*fields, path, plan.spec.moe);
   if (!status.ok()) return status;
 
   // Root is checked against the real rank count when the sweep runs, and
@@ -404,6 +406,7 @@ absl::StatusOr<PlanConfig> ParsePlan(const std::string& name,
   const int experts = std::max(checked.moe.experts_per_rank, 1);
   const int fewest_ranks =
       std::max(2, (std::max(checked.moe.topk, 1) + experts - 1) / experts);
+  ResolveMoeForRanks(checked.moe, fewest_ranks, {});
   absl::StatusOr<ResolvedSpec> resolved = Validate(checked, fewest_ranks);
   if (!resolved.ok()) {
     const absl::string_view message = resolved.status().message();

@@ -100,6 +100,11 @@ bool IsMoePlanKey(absl::string_view key);
 std::vector<absl::string_view> MoePlanKeys();
 absl::Status ReadMoePlanField(absl::string_view key, const Field& field,
                               absl::string_view path, MoeShape& moe);
+// After the fields are read: the plan's moe_preset (if any) applied under
+// its explicit moe keys. Errors: INVALID_ARGUMENT at moe_preset's line
+// naming the allowed presets.
+absl::Status ApplyMoePlanPreset(const Fields& fields, absl::string_view path,
+                                MoeShape& moe);
 
 // A plan's isolate_on (plan_isolate_on.cc): a list of `regression` and
 // `failure`, each at most once; [] = off. Errors: INVALID_ARGUMENT naming

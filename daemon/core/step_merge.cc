@@ -92,8 +92,9 @@ MergedStep MergeStep(const Step& step, const std::vector<RankStepTiming>& ranks,
   if (merged.time_seconds > 0) {
     merged.algbw = static_cast<double>(step.bytes) / merged.time_seconds;
     merged.busbw =
-        merged.algbw * (IsMoe(step.op) ? MoeBusBandwidthFactor(step.moe, nranks)
-                                       : BusBandwidthFactor(step.op, nranks));
+        merged.algbw * (IsMoe(step.op)
+                            ? MoeBusBandwidthFactor(step.moe, step.op, nranks)
+                            : BusBandwidthFactor(step.op, nranks));
   }
   return merged;
 }

@@ -180,8 +180,8 @@ namespace {
 Step MoeStep(const MoeShape& shape, Op op) {
   Step step;
   step.op = op;
-  // The shape was validated, its dtype with it.
-  step.dtype = MoeDType(shape).value_or(DType::kBfloat16);
+  // The shape was validated, its dtypes with it.
+  step.dtype = MoeStepDType(shape, op);
   step.count = static_cast<uint64_t>(shape.tokens) * shape.hidden;
   step.bytes = step.count * DTypeSize(step.dtype);
   step.root = -1;
@@ -293,7 +293,11 @@ uint64_t MaxBufferBytes(const std::vector<Step>& steps, int nranks) {
   for (const Step& step : steps) {
     const size_t element = DTypeSize(step.dtype);
     if (IsMoe(step.op)) {
-      max_bytes = std::max(max_bytes, MoeMaxBufferBytes(step.moe, nranks));
+      max_bytes =
+          std::max(max_bytes, MoeMaxBufferBytes(step.moe, nranks) +
+                                  (step.op == Op::kMoeCombineWeighted
+                                       ? MoeWeightedOutputBytes(step.moe)
+                                       : 0));
       continue;
     }
     BufferLayout layout =

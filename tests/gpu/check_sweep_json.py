@@ -41,7 +41,10 @@ OPS = {
     "scatter": (False, True, True, True),
 }
 # daemon/core/sweep_spec.cc: one step per moe op at the --moe-* shape.
-MOE_OPS = ("moe_dispatch", "moe_combine")
+MOE_OPS = ("moe_dispatch", "moe_combine", "moe_combine_weighted")
+# daemon/core/moe_preset.h: DeepEP's shapes (tokens; 7168 hidden, fp8
+# dispatch, bf16 combine), under the --moe-* flags given.
+MOE_PRESET_TOKENS = {"deepep-ll": 128, "deepep-normal": 4096}
 OP_ALIASES = {
     "allreduce": "all_reduce", "allgather": "all_gather",
     "reducescatter": "reduce_scatter", "all_to_all": "alltoall",
@@ -91,9 +94,10 @@ def parse_flags(argv):
     p.add_argument("--dtype", default="float")
     p.add_argument("--redop", default="sum")
     p.add_argument("--root", type=int, default=0)
-    p.add_argument("--moe-tokens", type=int, default=4096)
+    p.add_argument("--moe-tokens", type=int)
     p.add_argument("--moe-hidden", type=int, default=7168)
-    p.add_argument("--moe-dtype", default="bfloat16")
+    p.add_argument("--moe-dtype")
+    p.add_argument("--moe-preset", choices=sorted(MOE_PRESET_TOKENS))
     for ignored in ("--moe-topk", "--moe-experts", "--moe-skew", "--moe-seed"):
         p.add_argument(ignored)
     p.set_defaults(placement="both")
@@ -152,9 +156,14 @@ def expected_rows(flags, nranks):
     rows = []
     for op in ops:
         if op in MOE_OPS:
-            count = flags.moe_tokens * flags.moe_hidden
-            rows.append((op, count * DTYPES[flags.moe_dtype], count,
-                         flags.moe_dtype, "none", -1, False))
+            preset = flags.moe_preset
+            tokens = flags.moe_tokens or MOE_PRESET_TOKENS.get(preset, 4096)
+            moe_dtype = flags.moe_dtype or ("fp8_e4m3" if preset else "bfloat16")
+            if preset and op != "moe_dispatch":
+                moe_dtype = "bfloat16"  # DeepEP combines in bf16
+            count = tokens * flags.moe_hidden
+            rows.append((op, count * DTYPES[moe_dtype], count,
+                         moe_dtype, "none", -1, False))
             continue
         reduction, rooted, splits, has_in_place = OPS[op]
         for size in sizes:

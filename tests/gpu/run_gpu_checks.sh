@@ -9,7 +9,8 @@
 #    several dtypes and redops, both placements, #wrong = 0; each sweep has
 #    exactly the op x size x placement rows its flags ask for, over all GPUs
 #    (tests/gpu/check_sweep_json.py); the MoE probe (moe_dispatch and
-#    moe_combine) at the default shape and in fp8 with a skewed routing.
+#    moe_combine) at the default shape and in fp8 with a skewed routing,
+#    and DeepEP's presets (with moe_combine_weighted) in fp8 and bf16.
 # Exits non-zero if any check fails.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,6 +52,12 @@ matrix() {  # runs the sweep matrix against $COORD
   check "$tag moe default shape" --ops moe_dispatch,moe_combine --iters 5 --warmup 2
   check "$tag moe fp8 skewed" --ops moe_dispatch,moe_combine --moe-dtype fp8_e4m3 \
     --moe-skew 1.5 --moe-tokens 2048 --moe-hidden 4096 --iters 5 --warmup 2
+  for preset in deepep-ll deepep-normal; do
+    for dtype in fp8_e4m3 bfloat16; do
+      check "$tag moe $preset $dtype" --ops moe_dispatch,moe_combine,moe_combine_weighted \
+        --moe-preset "$preset" --moe-dtype "$dtype" --iters 5 --warmup 2
+    done
+  done
 }
 
 # Rank 1 as root where there is one (a root other than 0 is the harder

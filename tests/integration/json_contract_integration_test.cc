@@ -69,6 +69,21 @@ class JsonContractTest : public ::testing::Test {
     return doc.fields().at("sweeps").list_value().values(0).struct_value();
   }
 
+  // A local Gloo sweep of 2 agents x 1 rank, 2 iterations, in JSON, with
+  // `flags` (ops, shape); checked against the schema. Empty on failure.
+  Struct LocalMoeSweep(const std::vector<std::string>& flags) {
+    std::vector<std::string> args = {"local", "--backend", "gloo", "--agents",
+                                     "2",     "--ranks",   "1",    "sweep"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(),
+                {"--iters", "2", "--warmup", "1", "--output", "json"});
+    CliResult sweep = RunCli(args);
+    EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+    if (sweep.exit_code != 0) return Struct();
+    ExpectValid(sweep.out);
+    return Parse(sweep.out);
+  }
+
   int files_ = 0;
 };
 
@@ -113,33 +128,10 @@ TEST_F(JsonContractTest, LocalSweepDocumentMatchesTheSchema) {
 
 // A moe step carries its traffic by path, and the spec its shape.
 TEST_F(JsonContractTest, MoeStepsCarryTheirTrafficByPath) {
-  CliResult sweep = RunCli({"local",
-                            "--backend",
-                            "gloo",
-                            "--agents",
-                            "2",
-                            "--ranks",
-                            "1",
-                            "sweep",
-                            "--ops",
-                            "moe_dispatch,all_reduce",
-                            "--max-bytes",
-                            "1K",
-                            "--moe-tokens",
-                            "64",
-                            "--moe-hidden",
-                            "128",
-                            "--moe-topk",
-                            "2",
-                            "--iters",
-                            "2",
-                            "--warmup",
-                            "1",
-                            "--output",
-                            "json"});
-  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  ExpectValid(sweep.out);
-  const Struct doc = Parse(sweep.out);
+  const Struct doc = LocalMoeSweep({"--ops", "moe_dispatch,all_reduce",
+                                    "--max-bytes", "1K", "--moe-tokens", "64",
+                                    "--moe-hidden", "128", "--moe-topk", "2"});
+  ASSERT_TRUE(doc.fields().contains("sweeps"));
   const Struct& s = FirstSweep(doc);
   const auto& moe = s.fields().at("spec").struct_value().fields().at("moe");
   EXPECT_EQ(moe.struct_value().fields().at("tokens").number_value(), 64);
@@ -161,6 +153,44 @@ TEST_F(JsonContractTest, MoeStepsCarryTheirTrafficByPath) {
     EXPECT_EQ(std::fmod(t.at("self_bytes").number_value() * 2, 256), 0);
   }
   EXPECT_EQ(moe_steps, 1);
+}
+
+// DeepEP's accounting beside the probe's, on each moe step (a reduced
+// deepep-normal preset on 2 nodes of one rank): schema-valid, NVLink and
+// RDMA bytes with their bandwidths, the combine's timing labelled.
+TEST_F(JsonContractTest, MoeStepsCarryDeepEpsAccounting) {
+  const Struct doc = LocalMoeSweep(
+      {"--ops", "moe_dispatch,moe_combine,moe_combine_weighted", "--moe-preset",
+       "deepep-normal", "--moe-tokens", "16", "--moe-hidden", "128"});
+  ASSERT_TRUE(doc.fields().contains("sweeps"));
+  const Struct& s = FirstSweep(doc);
+  const auto& moe =
+      s.fields().at("spec").struct_value().fields().at("moe").struct_value();
+  EXPECT_EQ(moe.fields().at("preset").string_value(), "deepep-normal");
+  EXPECT_EQ(moe.fields().at("experts_total").number_value(), 256);
+  EXPECT_EQ(moe.fields().at("experts_per_rank").number_value(), 128);
+  EXPECT_EQ(moe.fields().at("combine_dtype").string_value(), "bfloat16");
+  std::vector<std::string> timings;
+  for (const Value& step : s.fields().at("steps").list_value().values()) {
+    const auto& f = step.struct_value().fields();
+    EXPECT_EQ(f.at("wrong").number_value(), 0);
+    const auto& d = f.at("moe_traffic")
+                        .struct_value()
+                        .fields()
+                        .at("deepep")
+                        .struct_value()
+                        .fields();
+    EXPECT_EQ(d.at("accounting").string_value(), "normal");
+    EXPECT_TRUE(d.at("bytes").has_null_value());
+    EXPECT_GT(d.at("nvl_bytes").number_value(), 0);
+    EXPECT_GT(d.at("nvl_bytes_per_second").number_value(), 0);
+    EXPECT_GT(d.at("rdma_bytes").number_value(), 0);
+    timings.push_back(d.at("combine_timing").has_null_value()
+                          ? "null"
+                          : d.at("combine_timing").string_value());
+  }
+  EXPECT_EQ(timings, (std::vector<std::string>{"null", "fabric_only",
+                                               "with_weighted_reduction"}));
 }
 
 class JsonContractClusterTest : public JsonContractTest {

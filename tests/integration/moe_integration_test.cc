@@ -69,6 +69,58 @@ TEST_F(MoeIntegrationTest, DispatchAndCombineAreCheckedAndSplitByPath) {
   EXPECT_THAT(stored.out, HasSubstr(" over the network ("));
 }
 
+// DeepEP's presets, reduced to 32 tokens of 256 on 2 agents x 2 ranks:
+// checked (bf16 and fp8 dispatch), the weighted combine beside the
+// fabric-only one, and DeepEP's accounting under each step's own figures,
+// in the table and in `results`.
+TEST_F(MoeIntegrationTest, ReducedPresetsShowDeepEpsAccounting) {
+  struct Case {
+    const char* preset;
+    const char* dtype;
+    const char* shape;
+    const char* accounting;
+  };
+  const Case cases[] = {
+      {"deepep-ll", "fp8_e4m3",
+       "# MoE                  : 32 tokens x 256 fp8_e4m3, top-8 of 288 "
+       "experts (72 per rank), skew 0, seed 1; preset deepep-ll: 10 "
+       "selections masked, a row per selection, fp8 scales, 16-byte header, "
+       "combine in bfloat16",
+       "DeepEP's accounting: low latency, per rank "},
+      {"deepep-normal", "bfloat16",
+       "# MoE                  : 32 tokens x 256 bfloat16, top-8 of 256 "
+       "experts (64 per rank), skew 0, seed 1; preset deepep-normal: a row "
+       "per destination rank, combine in bfloat16",
+       "DeepEP's accounting: normal, per rank "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.preset);
+    CliResult run =
+        Cli({"sweep", "--ops", "moe_dispatch,moe_combine,moe_combine_weighted",
+             "--moe-preset", c.preset, "--moe-tokens", "32", "--moe-hidden",
+             "256", "--moe-dtype", c.dtype, "--iters", "2", "--warmup", "1",
+             "--progress", "never"});
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    EXPECT_THAT(run.out, HasSubstr("# Out of bounds values : 0 OK"));
+    EXPECT_THAT(run.out, HasSubstr(c.shape));
+    EXPECT_THAT(run.out, HasSubstr("#   moe_combine  "));
+    EXPECT_THAT(run.out, HasSubstr(" (fabric only), per rank "));
+    EXPECT_THAT(run.out, HasSubstr("#   moe_combine_weighted "));
+    EXPECT_THAT(run.out,
+                HasSubstr(" (with the weighted reduction), per rank "));
+    EXPECT_THAT(run.out, HasSubstr(c.accounting));
+    if (std::string(c.preset) == "deepep-normal") {
+      // Two nodes: RDMA counted once per destination node.
+      EXPECT_THAT(run.out, HasSubstr(" RDMA ("));
+    }
+    const std::string id = SweepId(run.out);
+    ASSERT_FALSE(id.empty()) << run.out;
+    CliResult stored = Cli({"results", "--sweep", id});
+    ASSERT_EQ(stored.exit_code, 0) << stored.err;
+    EXPECT_THAT(stored.out, HasSubstr(c.accounting));
+  }
+}
+
 TEST_F(MoeIntegrationTest, BadShapesAreRefusedNamingTheField) {
   struct Case {
     std::vector<std::string> flags;
@@ -80,6 +132,8 @@ TEST_F(MoeIntegrationTest, BadShapesAreRefusedNamingTheField) {
       {{"--moe-skew", "5"}, "moe_skew: 5 is out of range; allowed: 0 to 4"},
       {{"--moe-dtype", "float"},
        "moe_dtype: float is not supported; allowed: bfloat16, fp8_e4m3"},
+      {{"--moe-preset", "deepep-ll", "--moe-hidden", "200"},
+       "moe_hidden: 200 is out of range; allowed: a multiple of 128"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"sweep", "--ops", "moe_dispatch"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <new>
 #include <optional>
 #include <utility>
@@ -182,8 +183,14 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
   core::BufferLayout layout =
       core::LayoutFor(step.op, step.count, n, r, step.in_place);
   std::optional<core::MoeExchange> moe;
+  core::MoeTokenRows moe_rows;
+  std::vector<float> moe_out;
   if (core::IsMoe(step.op)) {
     FP_ASSIGN_OR_RETURN(moe, core::BuildMoeExchange(step.op, step.moe, n, r));
+    if (step.op == core::Op::kMoeCombineWeighted) {
+      moe_rows = core::GroupMoeRowsByToken(*moe, step.moe.tokens);
+      moe_out.resize(static_cast<size_t>(step.moe.tokens) * moe->row_elements);
+    }
     layout = core::BufferLayout();
     layout.send_count = moe->send_total * moe->row_elements;
     layout.recv_count = moe->recv_total * moe->row_elements;
@@ -205,12 +212,18 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
                                       : layout.send_count * element);
   call.scratch = scratch_.data();
   call.moe = moe ? &*moe : nullptr;
+  if (!moe_out.empty()) {
+    call.moe_rows = &moe_rows;
+    call.moe_out = moe_out.data();
+  }
   call.timeout = ToChronoTimeout(options.op_timeout);
   context_->setTimeout(call.timeout);
 
   // Poison first: in place the two regions overlap, and the input must win.
   auto prepare = [&] {
     gloo_impl::Poison(call.recv, layout.recv_count * element);
+    std::fill(moe_out.begin(), moe_out.end(),
+              std::numeric_limits<float>::quiet_NaN());
     if (moe) {
       return core::FillMoeRows(step.dtype, moe->send_ids, moe->row_elements,
                                call.send);
@@ -283,6 +296,10 @@ absl::StatusOr<StepOutcome> GlooCommunicator::RunValidatedStep(
       FP_ASSIGN_OR_RETURN(
           outcome.wrong,
           core::CountMoeWrong(step.op, step.dtype, r, *moe, call.recv));
+      if (call.moe_out != nullptr) {
+        outcome.wrong += core::CountMoeWeightedWrong(
+            r, moe_rows, moe->row_elements, call.moe_out);
+      }
     } else if (core::HasCheckedOutput(step, r, n)) {
       FP_ASSIGN_OR_RETURN(
           outcome.wrong,

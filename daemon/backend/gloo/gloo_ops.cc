@@ -246,6 +246,12 @@ absl::Status RunMoe(const Context& ctx, const OpCall& c) {
   } else {
     MoeAllToAllV<uint16_t>(ctx, c);
   }
+  // moe_combine_weighted: the source's weighted sum, timed with the
+  // exchange (DeepEP's combine kernel includes it).
+  if (c.moe_rows != nullptr) {
+    core::ReduceMoeRows(c.step->dtype, *c.moe_rows, c.moe->row_elements, c.recv,
+                        c.moe_out);
+  }
   return absl::OkStatus();
 }
 
@@ -274,6 +280,7 @@ void Dispatch(const Context& ctx, const OpCall& c) {
       return Pairwise<T>(ctx, c);
     case core::Op::kMoeDispatch:
     case core::Op::kMoeCombine:
+    case core::Op::kMoeCombineWeighted:
       return;  // RunMoe, before the dtype is visited
   }
 }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "daemon/core/moe_data.h"
 #include "daemon/core/moe_routing.h"
 #include "daemon/core/op_traits.h"
 #include "daemon/core/sweep_spec.h"
@@ -27,6 +28,10 @@ struct OpCall {
   void* scratch = nullptr;  // ScratchBytes(*step, nranks) bytes
   // The moe ops' exchange on this rank (send and recv hold its rows).
   const core::MoeExchange* moe = nullptr;
+  // moe_combine_weighted: the returned rows by token, and the float32
+  // output of their weighted sum (tokens x hidden), else null.
+  const core::MoeTokenRows* moe_rows = nullptr;
+  float* moe_out = nullptr;
   std::chrono::milliseconds timeout{0};
   // Gloo slot tag; must be the same on every rank for the same op call and
   // differ between consecutive calls.

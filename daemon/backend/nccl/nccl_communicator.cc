@@ -239,6 +239,7 @@ absl::Status NcclCommunicator::Enqueue(const core::Step& step, const Buffers& b,
           }
           case core::Op::kMoeDispatch:
           case core::Op::kMoeCombine:
+          case core::Op::kMoeCombineWeighted:
             return EnqueueMoe(step, b);
           case core::Op::kPairwise: {
             // Both ways with this round's partner; a rank that sits the

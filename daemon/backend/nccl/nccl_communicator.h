@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/core/moe_data.h"
 #include "daemon/core/moe_routing.h"
 
 namespace fabricpulse::backend {
@@ -90,6 +91,12 @@ class NcclCommunicator : public Communicator {
     uint64_t recv_count = 0;
     // The moe ops' exchange (moe_), else null.
     const core::MoeExchange* moe = nullptr;
+    // moe_combine_weighted: the returned rows by token on the device (as
+    // moe_rows_) and the float32 output of their weighted sum, else null.
+    const uint32_t* moe_begin = nullptr;
+    const uint32_t* moe_rows = nullptr;
+    const float* moe_weights = nullptr;
+    float* moe_out = nullptr;
   };
   Buffers Place(const core::Step& step) const;
   // The moe ops (nccl_moe.cc): builds moe_ for `step`, reserves and places
@@ -98,10 +105,12 @@ class NcclCommunicator : public Communicator {
   absl::StatusOr<Buffers> PrepareMoe(const core::Step& step,
                                      const RunOptions& options);
   // One exchange: a group of ncclSend/ncclRecv per peer with rows to move
-  // (this rank included, as torch's all_to_all_single does).
+  // (this rank included, as torch's all_to_all_single does); for
+  // moe_combine_weighted then the weighted-sum kernel (moe_kernels.h).
   ncclResult_t EnqueueMoe(const core::Step& step, const Buffers& b);
   // Poisons the receive rows, runs one exchange, copies them to the host
-  // and counts them with core::CountMoeWrong.
+  // and counts them with core::CountMoeWrong (and the weighted output with
+  // core::CountMoeWeightedWrong).
   absl::StatusOr<int64_t> CheckMoe(const core::Step& step, const Buffers& b,
                                    const RunOptions& options);
   // Copies `bytes` between host and device on the stream and waits for it
@@ -212,6 +221,7 @@ class NcclCommunicator : public Communicator {
   double* agree_host_ = nullptr;  // pinned
   cudaEvent_t agree_event_ = nullptr;
   std::optional<core::MoeExchange> moe_;
+  core::MoeTokenRows moe_rows_;  // moe_combine_weighted's, host side
   void* buffer_ = nullptr;
   uint64_t buffer_bytes_ = 0;
   std::atomic<bool> broken_{false};

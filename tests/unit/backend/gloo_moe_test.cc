@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/backend/collective_backend.h"
+#include "daemon/core/moe_preset.h"
 #include "daemon/core/moe_routing.h"
 #include "daemon/core/sweep_spec.h"
 #include "gtest/gtest.h"
@@ -95,6 +96,28 @@ TEST(GlooMoeSkewTest, EmptyBlocksWork) {
   }
   ASSERT_GT(empty, 3);
   EXPECT_EQ(RunAll(spec, 4), (std::vector<int64_t>{0, 0}));
+}
+
+// DeepEP's presets, reduced (16 tokens of 256), with the weighted combine:
+// the low-latency rows (a row per selection, masked selections, fp8 with
+// scales and a header, bf16 combine) and the normal ones (group-limited on
+// 2 groups of 2 ranks) arrive whole, and the weighted sums are exact.
+TEST(GlooMoePresetTest, ReducedPresetsAndTheWeightedCombine) {
+  for (const char* preset : {"deepep-ll", "deepep-normal"}) {
+    SCOPED_TRACE(preset);
+    core::SweepSpec spec = MoeSpec();
+    spec.ops = {"moe_dispatch", "moe_combine", "moe_combine_weighted"};
+    spec.moe.tokens = 16;
+    spec.moe.hidden = 256;
+    spec.moe.experts_per_rank = 4;
+    ASSERT_TRUE(
+        core::ApplyMoePreset(
+            preset, {"moe_tokens", "moe_hidden", "moe_experts"}, spec.moe)
+            .ok());
+    core::ResolveMoeForRanks(spec.moe, 4, {2, 2});
+    spec.moe.topk_groups = std::min(spec.moe.topk_groups, 1);
+    EXPECT_EQ(RunAll(spec, 4), (std::vector<int64_t>{0, 0, 0}));
+  }
 }
 
 }  // namespace

@@ -191,12 +191,12 @@ TEST(CoordinatorConfigTest, ReportsLineAndPathOfSpecErrors) {
             "config line 5: plans.p.ops[1]: unknown op 'all_reduse'; allowed: "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
             "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
-            "moe_combine");
+            "moe_combine, moe_combine_weighted");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    ops: []"})),
             "config line 3: plans.p.ops: empty; allowed: one or more of "
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
             "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
-            "moe_combine");
+            "moe_combine, moe_combine_weighted");
   EXPECT_THAT(ErrorOf(Yaml({"plans:", "  p:", "    dtype: float33"})),
               ::testing::StartsWith(
                   "config line 3: plans.p.dtype: unknown type 'float33'"));
@@ -271,7 +271,8 @@ TEST(CoordinatorConfigTest, RejectsUnknownAndDuplicateKeys) {
             "check, dtype, "
             "factor, fresh_comm, graph, isolate_on, iters, max_bytes, "
             "max_iters, min_bytes, min_iters, moe_dtype, moe_experts, "
-            "moe_hidden, moe_seed, moe_skew, moe_tokens, moe_topk, nodes, ops, "
+            "moe_hidden, moe_preset, moe_seed, moe_skew, moe_tokens, moe_topk, "
+            "nodes, ops, "
             "placement, redop, root, step_bytes, step_time_cap, timeout, "
             "tolerance, warmup");
   EXPECT_EQ(ErrorOf(Yaml({"baseline:", "  window: 5", "  window: 6"})),
@@ -516,7 +517,7 @@ TEST(CoordinatorConfigTest, PlanBoundsAndNodeNames) {
       "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 bytes); allowed: "
       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
       "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
-      "moe_combine");
+      "moe_combine, moe_combine_weighted");
   EXPECT_EQ(ErrorOf(Yaml({"plans:", "  p:", "    timeout: nan"})),
             "config line 3: plans.p.timeout: inf is out of range; allowed: "
             "more than 0s, up to 1h");
@@ -563,6 +564,35 @@ TEST(CoordinatorConfigMoeTest, PlanKeysSetTheShape) {
   EXPECT_EQ(bad.status().message(),
             "config line 4: plans.moe.moe_skew: 9 is out of range; allowed: 0 "
             "to 4");
+}
+
+// A plan's moe_preset: DeepEP's shape under the plan's own moe keys (in
+// any order); an unknown preset names the key, its line and the presets.
+TEST(CoordinatorConfigMoeTest, PlanPresetUnderExplicitKeys) {
+  absl::StatusOr<CoordinatorConfig> config = ParseCoordinatorConfig(
+      "plans:\n"
+      "  ll:\n"
+      "    ops: [moe_dispatch, moe_combine_weighted]\n"
+      "    moe_tokens: 32\n"
+      "    moe_preset: deepep-ll\n"
+      "    moe_hidden: 256\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const MoeShape& moe = config->plans.at("ll").spec.moe;
+  EXPECT_EQ(moe.preset, "deepep-ll");
+  EXPECT_EQ(moe.tokens, 32);
+  EXPECT_EQ(moe.hidden, 256);
+  EXPECT_EQ(moe.experts_total, 288);
+  EXPECT_EQ(moe.masked, 10);
+  EXPECT_EQ(moe.dtype, "fp8_e4m3");
+  absl::StatusOr<CoordinatorConfig> bad = ParseCoordinatorConfig(
+      "plans:\n"
+      "  moe:\n"
+      "    ops: [moe_dispatch]\n"
+      "    moe_preset: deepep\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "config line 4: plans.moe.moe_preset: 'deepep' is not a preset; "
+            "allowed: deepep-ll, deepep-normal");
 }
 
 }  // namespace FP_UNITY_ID

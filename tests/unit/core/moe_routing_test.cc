@@ -123,9 +123,9 @@ TEST(MoeRoutingTest, RowsPerRankSplitByPath) {
   EXPECT_GT(two.intra_node, 0);
   EXPECT_DOUBLE_EQ(two.self + two.intra_node + two.network,
                    one.self + one.intra_node);
-  EXPECT_DOUBLE_EQ(MoeBusBandwidthFactor(shape, n),
+  EXPECT_DOUBLE_EQ(MoeBusBandwidthFactor(shape, Op::kMoeDispatch, n),
                    (two.intra_node + two.network) / shape.tokens);
-  EXPECT_EQ(MoeBusBandwidthFactor(shape, 1), 0);
+  EXPECT_EQ(MoeBusBandwidthFactor(shape, Op::kMoeDispatch, 1), 0);
   // One rank's buffers: its send and receive rows at 2 bytes an element.
   EXPECT_EQ(MoeMaxBufferBytes(shape, 1),
             2ull * shape.tokens * shape.hidden * 2);

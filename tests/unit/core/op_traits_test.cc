@@ -17,17 +17,28 @@ namespace FP_UNITY_ID {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr Op kAllOps[] = {Op::kAllReduce, Op::kAllGather,   Op::kReduceScatter,
-                          Op::kBroadcast, Op::kReduce,      Op::kAllToAll,
-                          Op::kSendRecv,  Op::kGather,      Op::kScatter,
-                          Op::kPairwise,  Op::kMoeDispatch, Op::kMoeCombine};
+constexpr Op kAllOps[] = {
+    Op::kAllReduce,         Op::kAllGather,   Op::kReduceScatter,
+    Op::kBroadcast,         Op::kReduce,      Op::kAllToAll,
+    Op::kSendRecv,          Op::kGather,      Op::kScatter,
+    Op::kPairwise,          Op::kMoeDispatch, Op::kMoeCombine,
+    Op::kMoeCombineWeighted};
 
 TEST(OpNameTest, CanonicalNamesRoundTrip) {
-  const char* kNames[] = {"all_reduce", "all_gather",   "reduce_scatter",
-                          "broadcast",  "reduce",       "alltoall",
-                          "sendrecv",   "gather",       "scatter",
-                          "pairwise",   "moe_dispatch", "moe_combine"};
-  for (int i = 0; i < 12; ++i) {
+  const char* kNames[] = {"all_reduce",
+                          "all_gather",
+                          "reduce_scatter",
+                          "broadcast",
+                          "reduce",
+                          "alltoall",
+                          "sendrecv",
+                          "gather",
+                          "scatter",
+                          "pairwise",
+                          "moe_dispatch",
+                          "moe_combine",
+                          "moe_combine_weighted"};
+  for (int i = 0; i < 13; ++i) {
     EXPECT_EQ(OpName(kAllOps[i]), kNames[i]);
     absl::StatusOr<Op> parsed = ParseOp(kNames[i]);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -36,7 +47,7 @@ TEST(OpNameTest, CanonicalNamesRoundTrip) {
   EXPECT_EQ(AllOpNames(),
             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
             "alltoall, sendrecv, gather, scatter, pairwise, moe_dispatch, "
-            "moe_combine");
+            "moe_combine, moe_combine_weighted");
 }
 
 TEST(ParseOpTest, AliasesAndCase) {
@@ -91,10 +102,13 @@ TEST(OpPropertiesTest, MatchNcclSemantics) {
       {Op::kPairwise, false, false, false, false},
       {Op::kMoeDispatch, false, false, false, false},
       {Op::kMoeCombine, false, false, false, false},
+      {Op::kMoeCombineWeighted, false, false, false, false},
   };
   for (const Props& p : kProps) {
     SCOPED_TRACE(OpName(p.op));
-    EXPECT_EQ(IsMoe(p.op), p.op == Op::kMoeDispatch || p.op == Op::kMoeCombine);
+    EXPECT_EQ(IsMoe(p.op), p.op == Op::kMoeDispatch ||
+                               p.op == Op::kMoeCombine ||
+                               p.op == Op::kMoeCombineWeighted);
     EXPECT_EQ(IsReduction(p.op), p.reduction);
     EXPECT_EQ(IsRooted(p.op), p.rooted);
     EXPECT_EQ(SplitsCount(p.op), p.splits);
