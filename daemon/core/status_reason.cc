@@ -9,7 +9,7 @@
 namespace fabricpulse::core {
 namespace {
 
-constexpr std::pair<StatusReason, absl::string_view> kNames[] = {
+constexpr std::pair<StatusReason, absl::string_view> kReasonNames[] = {
     {StatusReason::kMembersBusy, "MEMBERS_BUSY"},
     {StatusReason::kSweepLeaseEnded, "SWEEP_LEASE_ENDED"},
     {StatusReason::kMemberUnavailable, "MEMBER_UNAVAILABLE"},
@@ -18,14 +18,14 @@ constexpr std::pair<StatusReason, absl::string_view> kNames[] = {
 }  // namespace
 
 absl::string_view StatusReasonName(StatusReason reason) {
-  for (const auto& [r, name] : kNames) {
+  for (const auto& [r, name] : kReasonNames) {
     if (r == reason) return name;
   }
   return "";
 }
 
 StatusReason StatusReasonFromName(absl::string_view name) {
-  for (const auto& [r, n] : kNames) {
+  for (const auto& [r, n] : kReasonNames) {
     if (n == name) return r;
   }
   return StatusReason::kNone;

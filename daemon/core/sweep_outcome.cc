@@ -5,7 +5,7 @@
 namespace fabricpulse::core {
 namespace {
 
-constexpr std::pair<SweepOutcome, absl::string_view> kNames[] = {
+constexpr std::pair<SweepOutcome, absl::string_view> kOutcomeNames[] = {
     {SweepOutcome::kRunning, "running"},
     {SweepOutcome::kSucceeded, "succeeded"},
     {SweepOutcome::kFailed, "failed"},
@@ -17,14 +17,14 @@ constexpr std::pair<SweepOutcome, absl::string_view> kNames[] = {
 }  // namespace
 
 absl::string_view SweepOutcomeName(SweepOutcome outcome) {
-  for (const auto& [o, name] : kNames) {
+  for (const auto& [o, name] : kOutcomeNames) {
     if (o == outcome) return name;
   }
   return "unknown";
 }
 
 SweepOutcome ParseSweepOutcome(absl::string_view name) {
-  for (const auto& [o, n] : kNames) {
+  for (const auto& [o, n] : kOutcomeNames) {
     if (n == name) return o;
   }
   return SweepOutcome::kUnknown;
