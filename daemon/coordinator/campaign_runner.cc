@@ -130,7 +130,7 @@ absl::StatusOr<std::string> CampaignRunner::Start(const std::string& plan,
     spec.kind = parsed->kind;
     spec.k = parsed->k;
   }
-  const std::vector<v1::AgentInfo> agents = agents_();
+  const std::vector<v1::AgentInfo> agents = agents_({});
   const std::vector<core::CampaignNode> fleet = Fleet(config, agents);
   if (fleet.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -366,7 +366,7 @@ void CampaignRunner::RunGroup(std::shared_ptr<Active> active,
   Active::Done done;
   done.id = group.id;
   std::map<std::string, v1::AgentInfo> by_node;
-  for (v1::AgentInfo& agent : agents_()) {
+  for (v1::AgentInfo& agent : agents_(group.nodes)) {
     by_node[agent.node_name()] = std::move(agent);
   }
   std::vector<std::string> gone;
@@ -429,7 +429,7 @@ absl::StatusOr<std::vector<PlanNodeStatus>> CampaignRunner::Nodes(
     const std::string& plan) {
   FP_RETURN_IF_ERROR(RequireCampaignPlan(plan));
   std::map<std::string, std::vector<std::string>> live;
-  const std::vector<v1::AgentInfo> agents = agents_();
+  const std::vector<v1::AgentInfo> agents = agents_({});
   for (const auto& [name, config] : config_->plans) {
     if (!config.campaign || (!plan.empty() && name != plan)) continue;
     for (const core::CampaignNode& node : Fleet(config, agents)) {

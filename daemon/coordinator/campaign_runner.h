@@ -53,8 +53,11 @@ namespace fabricpulse::coordinator {
 // The trigger of a campaign's group sweeps: "campaign:<campaign id>".
 inline constexpr char kCampaignTriggerPrefix[] = "campaign:";
 
-// The registered agents (Membership::List): alive and lost.
-using AgentLister = std::function<std::vector<v1::AgentInfo>()>;
+// The registered agents (Membership::List): alive and lost; only those of
+// `nodes` when it is not empty (a group sweep looks up its members alone,
+// so that its cost does not grow with the fleet).
+using AgentLister = std::function<std::vector<v1::AgentInfo>(
+    const std::vector<std::string>& nodes)>;
 
 // One node's verdict for one campaign plan.
 struct PlanNodeStatus {

@@ -129,8 +129,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                               const SweepSink& sink) {
         return orchestrator->Execute(request, trigger, sink);
       },
-      [orchestrator = s->orchestrator_.get()] {
-        return orchestrator->membership().List();
+      [orchestrator =
+           s->orchestrator_.get()](const std::vector<std::string>& nodes) {
+        return orchestrator->membership().List(nodes);
       },
       s->history_.get(), core::RealClock::Get(),
       &s->coordinator_metrics_->campaigns());

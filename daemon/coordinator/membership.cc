@@ -1,5 +1,6 @@
 #include "daemon/coordinator/membership.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -237,19 +238,29 @@ void Membership::RefreshNics(
   *it->second.info.mutable_nics() = nics;
 }
 
-std::vector<v1::AgentInfo> Membership::List() {
+std::vector<v1::AgentInfo> Membership::List(
+    const std::vector<std::string>& nodes) {
   absl::MutexLock lock(&mu_);
   UpdateLeases();
   std::vector<v1::AgentInfo> out;
   const absl::Time now = clock_->Now();
-  for (const auto& [node, record] : by_node_) {
-    v1::AgentInfo info = record.info;
+  auto add = [&](const Record& record) {
+    v1::AgentInfo& info = out.emplace_back(record.info);
     info.set_agent_id(record.agent_id);
     info.set_state(record.lost ? "lost" : "alive");
     info.set_seconds_since_heartbeat(
         absl::ToDoubleSeconds(now - record.last_heartbeat));
     info.set_reserved_sweep(record.busy_with);
-    out.push_back(info);
+  };
+  if (nodes.empty()) {
+    for (const auto& [node, record] : by_node_) add(record);
+    return out;
+  }
+  std::vector<std::string> sorted = nodes;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (const std::string& node : sorted) {
+    if (auto it = by_node_.find(node); it != by_node_.end()) add(it->second);
   }
   return out;
 }

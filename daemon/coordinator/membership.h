@@ -78,8 +78,10 @@ class Membership {
       const v1::NicList* nics = nullptr);
   // The node registered under `agent_id`. Errors: NOT_FOUND unknown id.
   absl::StatusOr<std::string> NodeOf(const std::string& agent_id);
-  // Every agent, sorted by node name, with state and heartbeat age.
-  std::vector<v1::AgentInfo> List();
+  // Every agent, sorted by node name, with state and heartbeat age; only
+  // those of `nodes` when it is not empty (unknown ones left out): a cost
+  // of the nodes asked for, not of the fleet.
+  std::vector<v1::AgentInfo> List(const std::vector<std::string>& nodes = {});
   // Replaces the NICs of the agent registered as `node` at `address` by a
   // fresher description's (already checked with ValidateAgentInfo):
   // heartbeats carry workers only, so the planner's Describe answers keep

@@ -121,6 +121,7 @@ absl::Status SweepOrchestrator::Execute(const v1::SweepRequest& request,
   auto planned = planner_.Plan(request, address);
   if (!planned.ok()) return planned.status();
   timer.Mark("plan");
+  timer.Add("of which describe", planned->describe_time);
   const SweepPlan plan = std::move(*planned);
   // The members described themselves just now (SweepPlanner::Refresh):
   // their probes' last polls, at most one probe interval old.

@@ -157,9 +157,11 @@ absl::StatusOr<SweepPlan> SweepPlanner::Plan(
   // share a machine (--max-bytes auto).
   std::vector<std::string> boot_ids;
   for (const v1::AgentInfo& a : *agents) boot_ids.push_back(a.boot_id());
+  const absl::Time describing = clock_->Now();
   absl::Status fresh = Refresh(*agents);
   if (!fresh.ok()) return fresh;
   SweepPlan plan;
+  plan.describe_time = clock_->Now() - describing;
   plan.backend = agents->front().backend();
   for (const v1::AgentInfo& agent : *agents) {
     plan.nranks += agent.workers_size();

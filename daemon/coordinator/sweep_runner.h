@@ -62,6 +62,9 @@ struct SweepPlan {
   core::PhysicalLimits physical_limits;
   // The members' GPU models (CPU ranks add none): their ceilings apply.
   std::set<std::string> gpu_models;
+  // How long planning waited for the members' Describe answers (part of
+  // the plan phase in the coordinator's debug timing line).
+  absl::Duration describe_time;
 };
 
 // Receives each event; returns false when the receiver is gone.

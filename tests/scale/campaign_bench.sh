@@ -201,6 +201,7 @@ for line in open(f"{d}/campaign-sweeps").read().splitlines():
 # "sweep ID: plan 120us, reserve+history 40us, ...": called->started is
 # the phases before the run.
 started = {"nodes": [], "pairs": []}
+describe = {"nodes": [], "pairs": []}
 for line in open(f"{d}/phases").read().splitlines():
     m = re.search(r"sweep ([0-9a-f-]+): (.*)", line)
     if not m or m.group(1) not in plan_of:
@@ -208,6 +209,8 @@ for line in open(f"{d}/phases").read().splitlines():
     phases = dict((k.strip(), int(v)) for k, v in re.findall(r"([a-z+ ]+) (\d+)us", m.group(2)))
     ms = (phases.get("plan", 0) + phases.get("reserve+history", 0)) / 1000
     started[plan_of[m.group(1)]].append(ms)
+    if "of which describe" in phases:
+        describe[plan_of[m.group(1)]].append(phases["of which describe"] / 1000)
 campaigns = {}
 for plan in ("nodes", "pairs"):
     nodes = load(f"nodes-{plan}.json") or {}
@@ -227,6 +230,8 @@ for plan in ("nodes", "pairs"):
         "group_sweeps": len(xs),
         "called_started_ms": {"n": len(xs), "p50": pct(xs, 50), "p99": pct(xs, 99),
                               "max": max(xs) if xs else None},
+        "describe_ms": {"n": len(describe[plan]), "p50": pct(describe[plan], 50),
+                        "p99": pct(describe[plan], 99)},
         "coordinator_cpu_pct": round(ticks / $clk_tck / (tb - ta) * 100, 1),
     }
 fleet = load("fleet.json")
@@ -296,6 +301,8 @@ for plan in ("nodes", "pairs"):
         (f"{plan}: called->started p50 (ms)", f"campaigns.{plan}.called_started_ms.p50"),
         (f"{plan}: called->started p99 (ms)", f"campaigns.{plan}.called_started_ms.p99"),
         (f"{plan}: called->started max (ms)", f"campaigns.{plan}.called_started_ms.max"),
+        (f"{plan}:   of which Describe p50", f"campaigns.{plan}.describe_ms.p50"),
+        (f"{plan}:   of which Describe p99", f"campaigns.{plan}.describe_ms.p99"),
         (f"{plan}: coordinator CPU (% core)", f"campaigns.{plan}.coordinator_cpu_pct"),
     ]
 rows.append(("agents declared lost (events)", "agents_lost_events"))

@@ -264,6 +264,25 @@ TEST_F(MembershipTest, AFullTableForgetsTheLongestLostAgentToMakeRoom) {
   EXPECT_THAT(names, ::testing::ElementsAre("node-b", "node-c"));
 }
 
+TEST_F(MembershipTest, ListOfNodesHasThoseNodesOnly) {
+  Membership& m = Make({});
+  for (const char* node : {"node-a", "node-b", "node-c"}) {
+    ASSERT_TRUE(m.Register(Agent(node)).ok());
+  }
+  ASSERT_TRUE(m.Reserve({"node-c"}, "sweep-1").ok());
+  std::vector<std::string> names;
+  std::vector<std::string> reserved;
+  for (const auto& info : m.List({"node-c", "node-x", "node-a", "node-c"})) {
+    names.push_back(info.node_name());
+    reserved.push_back(info.reserved_sweep());
+    EXPECT_EQ(info.state(), "alive");
+  }
+  // Sorted, each once, unknown names left out, as List() shows them.
+  EXPECT_THAT(names, ::testing::ElementsAre("node-a", "node-c"));
+  EXPECT_THAT(reserved, ::testing::ElementsAre("", "sweep-1"));
+  EXPECT_EQ(m.List({}).size(), 3u);
+}
+
 TEST_F(MembershipTest, LostAgentsAreForgottenAfterTheRetention) {
   Membership& m = Make({.forget_lost_after = absl::Minutes(10)});
   ASSERT_TRUE(m.Register(Agent("node-a")).ok());
