@@ -7,16 +7,17 @@
 # authorizes every call), every sweep taking SWEEP_S seconds. Then, side by
 # side in the same run:
 #   - idle: the coordinator's CPU while N agents heartbeat, RSS, threads;
-#   - today's plan: one-size sweeps over the whole fleet (scale_client),
-#     all nodes idle; then the same with every BUSY_EVERY-th node busy
-#     (refused: a fleet that is never idle all at once);
 #   - a campaign of single-node groups (plan `nodes`) and one of pairs
 #     (`pairs`), with every BUSY_EVERY-th node busy (a foreign process on
 #     its GPUs) until BUSY_S seconds after the campaign starts: the
 #     campaign's time (the coordinator's own start and finish), its
 #     coverage, its group sweeps' called->started (plan + reserve phases
 #     from the coordinator's debug log) while the others run, and the
-#     coordinator's CPU, peak RSS and threads meanwhile.
+#     coordinator's CPU, peak RSS and threads meanwhile;
+#   - then today's plan: one-size sweeps over the whole fleet
+#     (scale_client), all nodes idle, with their peak RSS and threads; and
+#     the same with every BUSY_EVERY-th node busy (refused: a fleet that is
+#     never idle all at once).
 # A test tool: it reports what it measured against the targets, it does not
 # pass or fail on them.
 #
@@ -26,6 +27,10 @@
 # SWEEP_S (1), BUSY_EVERY (10: 10 % of the nodes), BUSY_S (20), IDLE_S (20),
 # FLEET_SWEEPS (5), GROUPS_AT_ONCE (128, the plans' max_concurrent_groups),
 # FLEET_SHARE (0.5, their max_fleet_fraction), BUSY_RETRY (5s),
+# SHARED_CONNECTION (1: in plain mode each fleet_sim process's agents send
+# their calls over one connection, for a fleet the open-file limit leaves
+# no room for at two connections per agent in the coordinator; TLS modes
+# are then skipped, a TLS agent needing a connection of its own),
 # FABRICPULSE_BIN (build/bin), OUT (build/campaign_bench.json), KEEP_LOGS.
 # Needs python3.
 set -euo pipefail
@@ -51,6 +56,11 @@ command -v python3 >/dev/null || { echo "needs python3" >&2; exit 2; }
 for mode in "${modes[@]}"; do
   case "$mode" in tls | plain) ;; *) echo "MODES: '$mode' is not tls or plain" >&2; exit 2 ;; esac
 done
+shared=()
+if [ "${SHARED_CONNECTION:-0}" = 1 ]; then
+  shared=(--shared-connection)
+  read -r -a modes <<<"plain"
+fi
 
 # Two connections per agent at the coordinator, three per agent in fleet_sim.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -80,7 +90,11 @@ plan() {  # plan NAME GROUPING
       busy_retry: $busy_retry
 YAML
 }
-{ echo "plans:"; plan nodes node; plan pairs pairs; } >"$work/config.yaml"
+# A fleet over the default bound of 4,096 agents raises it.
+max_n=4096
+for n in "${sizes[@]}"; do [ "$n" -gt "$max_n" ] && max_n=$n; done
+{ printf 'agents:\n  max: %s\n' "$max_n"; echo "plans:"; plan nodes node; plan pairs pairs; } \
+  >"$work/config.yaml"
 
 # run_one N MODE: one fleet against a fresh coordinator; writes
 # $work/result-N-MODE.json.
@@ -109,7 +123,7 @@ run_one() {
 
   local busy_file="$dir/busy" fleet_pids reg_s
   start_fleets "$n" "$dir" "$coord" 300 --ranks "$ranks" --sweep-seconds "$sweep_s" \
-    --busy-every "$busy_every" --busy-while "$busy_file" "${fleet_tls[@]}"
+    --busy-every "$busy_every" --busy-while "$busy_file" "${fleet_tls[@]}" "${shared[@]}"
   "$bin/scale_client" --coordinator "$coord" "${scale_tls[@]}" --wait-agents "$n" \
     --wait-timeout 120 --sweeps 0
 
@@ -124,19 +138,8 @@ run_one() {
   idle_rss=$(status_kb "$coord_pid" VmRSS)
   idle_threads=$(status_kb "$coord_pid" Threads)
 
-  local sampler
-  start_peak_sampler "$coord_pid" "$dir/peak-fleet"
-  # Today's plan: the whole fleet in one sweep, every node idle (the first
-  # sweep connects to every agent).
-  "$bin/scale_client" --coordinator "$coord" "${scale_tls[@]}" --sweeps "$fleet_sweeps" \
-    --steps 1 --min-bytes 1048576 --label "fleet N=$n $mode" >"$dir/fleet.json" \
-    2>>"$dir/client.log" || echo "N=$n $mode: fleet-wide sweeps: some failed" >&2
-
-  stop_pid "$sampler"
-  start_peak_sampler "$coord_pid" "$dir/peak"
-
-  # busy_on / busy_off: every BUSY_EVERY-th node's GPUs busy or free, and
-  # the coordinator has heard so (the simulated agents heartbeat at once).
+  # busy_is N: the coordinator has heard (the simulated agents heartbeat
+  # at once) that N nodes have busy GPUs.
   local want_busy=$(((n + busy_every - 1) / busy_every))
   busy_count() {
     cli agents --output json 2>/dev/null | python3 -c '
@@ -145,19 +148,16 @@ agents = json.load(sys.stdin).get("agents", [])
 print(sum(any(w.get("gpu_busy") for w in a.get("workers", [])) for a in agents))'
   }
   busy_is() { [ "$(busy_count)" = "$1" ]; }
-  : >"$busy_file"
-  wait_until "$want_busy busy nodes (N=$n $mode)" 60 busy_is "$want_busy"
-  local refused=false
-  if ! "$bin/scale_client" --coordinator "$coord" "${scale_tls[@]}" --sweeps 1 --steps 1 \
-    --min-bytes 1048576 --label "fleet busy N=$n" >/dev/null 2>"$dir/fleet-busy.err"; then
-    grep -qi "busy" "$dir/fleet-busy.err" && refused=true
-  fi
 
-  # campaign PLAN: one campaign with the busy nodes freed BUSY_S seconds
-  # after it starts; then every node busy again for the next.
-  local plan s0 s1 ts0 ts1
+  # The campaigns first, on a coordinator that has not called the agents
+  # yet, so that their memory is theirs (glibc keeps what a 4,096-member
+  # sweep freed). campaign PLAN: the BUSY_EVERY-th nodes busy until BUSY_S
+  # seconds after it starts.
+  local sampler plan s0 s1 ts0 ts1
+  start_peak_sampler "$coord_pid" "$dir/peak"
   for plan in nodes pairs; do
-    [ -e "$busy_file" ] || { : >"$busy_file"; wait_until "busy again" 60 busy_is "$want_busy"; }
+    : >"$busy_file"
+    wait_until "$want_busy busy nodes (N=$n $mode)" 60 busy_is "$want_busy"
     s0=$(cpu_ticks "$coord_pid")
     ts0=$(now)
     cli campaign --plan "$plan" --wait --timeout 600 >"$dir/campaign-$plan.out" \
@@ -176,6 +176,23 @@ print(sum(any(w.get("gpu_busy") for w in a.get("workers", [])) for a in agents))
     cli nodes --plan "$plan" --output json >"$dir/nodes-$plan.json" 2>>"$dir/client.log" || true
   done
   stop_pid "$sampler"
+
+  # Today's plan: the whole fleet in one sweep, every node idle; then with
+  # the busy nodes busy again (refused: the fleet is never idle at once).
+  rm -f "$busy_file"
+  wait_until "no busy node (N=$n $mode)" 60 busy_is 0
+  start_peak_sampler "$coord_pid" "$dir/peak-fleet"
+  "$bin/scale_client" --coordinator "$coord" "${scale_tls[@]}" --sweeps "$fleet_sweeps" \
+    --steps 1 --min-bytes 1048576 --label "fleet N=$n $mode" >"$dir/fleet.json" \
+    2>>"$dir/client.log" || echo "N=$n $mode: fleet-wide sweeps: some failed" >&2
+  stop_pid "$sampler"
+  : >"$busy_file"
+  wait_until "$want_busy busy nodes (N=$n $mode)" 60 busy_is "$want_busy"
+  local refused=false
+  if ! "$bin/scale_client" --coordinator "$coord" "${scale_tls[@]}" --sweeps 1 --steps 1 \
+    --min-bytes 1048576 --label "fleet busy N=$n" >/dev/null 2>"$dir/fleet-busy.err"; then
+    grep -qi "busy" "$dir/fleet-busy.err" && refused=true
+  fi
   grep -E 'sweep [0-9-]+-[0-9a-f]+ \((nodes|pairs), campaign:' "$dir/coordinator.log" |
     sed -E 's/.*sweep ([0-9a-f-]+) \(([a-z]+), .*/\1 \2/' | sort -u >"$dir/campaign-sweeps" || true
   grep ': plan [0-9]*us' "$dir/coordinator.log" >"$dir/phases" || true
@@ -241,6 +258,7 @@ for plan in ("nodes", "pairs"):
 fleet = load("fleet.json")
 r = {
     "n": $n, "mode": "$mode", "fleet_procs": $procs, "nofile": "$nofile",
+    "shared_connection": ${#shared[@]} > 0,
     "cpus": $(nproc), "loadavg_at_end": "$(cut -d' ' -f1-3 /proc/loadavg)", "ranks_per_agent": $ranks,
     "sweep_s": $sweep_s, "busy_every": $busy_every, "busy_s": $busy_s,
     "register_all_s": $reg_s,

@@ -9,6 +9,7 @@
 //             [--hang-node NAME]... [--port-file F]
 //             [--tls-ca-cert F --tls-ca-key F [--trust-domain D]]
 //             [--sweep-seconds S] [--gpus] [--busy-every K --busy-while F]
+//             [--shared-connection]
 //
 // With the CA's certificate and key every simulated agent speaks mutual
 // TLS under its own certificate (agent/<node>, issued in memory), as
@@ -71,6 +72,7 @@ struct FleetFlags {
   bool gpus = false;
   int busy_every = 0;
   std::string busy_while;
+  bool shared_connection = false;
 };
 
 constexpr absl::Duration kBusyPoll = absl::Milliseconds(200);
@@ -158,6 +160,11 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
       (flags.busy_every > 0) == flags.busy_while.empty()) {
     return Fail("--busy-every K (K >= 1) and --busy-while FILE go together");
   }
+  if (flags.shared_connection && !flags.tls_ca_cert.empty()) {
+    return Fail(
+        "--shared-connection is plaintext only: a TLS agent presents its own "
+        "certificate on a connection of its own");
+  }
   std::optional<SimCertAuthority> ca;
   if (!flags.tls_ca_cert.empty()) {
     auto loaded = SimCertAuthority::Load(flags.tls_ca_cert, flags.tls_ca_key,
@@ -199,7 +206,8 @@ int Run(const FleetFlags& flags, common::ShutdownSignals& signals) {
     }
     pointers.push_back(agents.back().get());
   }
-  HeartbeatDriver driver(flags.coordinator, pointers, flags.max_in_flight);
+  HeartbeatDriver driver(flags.coordinator, pointers, flags.max_in_flight,
+                         flags.shared_connection);
   const absl::Time registering = absl::Now();
   driver.Start();
   absl::Notification stop_watching;
@@ -313,6 +321,10 @@ int main(int argc, char** argv) {
                  "exists (implies --gpus)");
   app.add_option("--busy-while", flags.busy_while,
                  "FILE: the --busy-every nodes are busy while it exists");
+  app.add_flag("--shared-connection", flags.shared_connection,
+               "Plaintext only: every agent's register and heartbeat calls "
+               "go over one connection to the coordinator (fleets larger "
+               "than its open-file limit allows at one connection each)");
   CLI11_PARSE(app, argc, argv);
   fabricpulse::core::SetLogTag(
       absl::StrCat("fleet-sim ", flags.first_index, "+", flags.agents));

@@ -30,13 +30,20 @@ std::shared_ptr<grpc::Channel> OwnChannel(
 
 HeartbeatDriver::HeartbeatDriver(const std::string& coordinator,
                                  std::vector<SimAgent*> agents,
-                                 int max_in_flight)
+                                 int max_in_flight, bool shared_connection)
     : slots_(agents.size()), max_in_flight_(std::max(1, max_in_flight)) {
   const absl::Time now = absl::Now();
+  std::shared_ptr<grpc::Channel> shared;
+  if (shared_connection) {
+    shared =
+        grpc::CreateChannel(coordinator, grpc::InsecureChannelCredentials());
+  }
   for (size_t i = 0; i < agents.size(); ++i) {
     slots_[i].agent = agents[i];
     slots_[i].stub = v1::CoordinatorService::NewStub(
-        OwnChannel(coordinator, agents[i]->CoordinatorCredentials()));
+        shared != nullptr
+            ? shared
+            : OwnChannel(coordinator, agents[i]->CoordinatorCredentials()));
     slots_[i].due = now;
   }
 }

@@ -24,8 +24,11 @@ namespace fabricpulse::scale {
 class HeartbeatDriver {
  public:
   // `agents` (started, so their addresses are known) outlive the driver.
+  // `shared_connection`: every agent's calls go over one plaintext
+  // connection (a coordinator's open-file limit below 2 per agent; the
+  // agents must be plaintext).
   HeartbeatDriver(const std::string& coordinator, std::vector<SimAgent*> agents,
-                  int max_in_flight);
+                  int max_in_flight, bool shared_connection = false);
   ~HeartbeatDriver();  // Stop()
 
   void Start();
