@@ -362,8 +362,8 @@ for label, path in rows:
     print(line)
 
 big = max(sizes)
-print(f"\ntargets at N={big}, tls (reported, not enforced):")
 r = by.get((big, "tls")) or by[(big, modes[0])]
+print(f"\ntargets at N={big}, {r['mode']} (reported, not enforced):")
 targets = [
     ("group sweep called->started p99 <= 50 ms (nodes)", "campaigns.nodes.called_started_ms.p99", 50),
     ("group sweep called->started p99 <= 50 ms (pairs)", "campaigns.pairs.called_started_ms.p99", 50),
