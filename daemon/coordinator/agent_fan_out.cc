@@ -1,5 +1,6 @@
 #include "daemon/coordinator/agent_fan_out.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -22,35 +23,58 @@ struct Answers {
   std::vector<T> results ABSL_GUARDED_BY(mu);
   std::vector<bool> answered ABSL_GUARDED_BY(mu);
   int remaining ABSL_GUARDED_BY(mu);
+  size_t in_flight ABSL_GUARDED_BY(mu) = 0;
   bool closed ABSL_GUARDED_BY(mu) = false;  // the caller stopped waiting
 };
 
-// Calls `start(i, client, done)` for every agent and waits for every `done`
-// or the deadline.
+// Calls `start(i, client, done)` for every agent, at most `window` calls
+// in flight, each timed from its own start, and waits for every `done` or
+// the deadline: `timeout` per window's worth of agents. The caller's
+// thread starts every call (a callback only counts its answer).
 template <typename T>
 std::vector<T> FanOut(
     AgentClients& clients, const std::vector<v1::AgentInfo>& agents,
-    absl::Duration timeout, core::Clock* clock,
+    absl::Duration timeout, core::Clock* clock, size_t window,
     const std::function<void(AgentClient&, std::function<void(T)>)>& start) {
-  auto answers = std::make_shared<Answers<T>>(agents.size(), timeout);
-  const absl::Time deadline = clock->Now() + timeout;
-  for (size_t i = 0; i < agents.size(); ++i) {
-    start(*clients.For(agents[i]), [answers, i](T result) {
-      absl::MutexLock lock(&answers->mu);
-      if (answers->closed || answers->answered[i]) return;
-      answers->answered[i] = true;
-      answers->results[i] = std::move(result);
-      answers->remaining--;
-    });
+  const size_t n = agents.size();
+  window = std::max<size_t>(1, window);
+  auto answers = std::make_shared<Answers<T>>(n, timeout);
+  const size_t rounds = std::max<size_t>(1, (n + window - 1) / window);
+  const absl::Time deadline =
+      clock->Now() + timeout * static_cast<int64_t>(rounds);
+  size_t next = 0;
+  absl::Mutex& mu = answers->mu;
+  mu.Lock();
+  while (true) {
+    while (next < n && answers->in_flight < window) {
+      const size_t i = next++;
+      answers->in_flight++;
+      mu.Unlock();
+      start(*clients.For(agents[i]), [answers, i](T result) {
+        absl::MutexLock lock(&answers->mu);
+        if (answers->closed || answers->answered[i]) return;
+        answers->answered[i] = true;
+        answers->results[i] = std::move(result);
+        answers->remaining--;
+        answers->in_flight--;
+      });
+      mu.Lock();
+    }
+    auto ready = [&answers, &next, n, window]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(answers->mu) {
+                       return answers->remaining == 0 ||
+                              (next < n && answers->in_flight < window);
+                     };
+    if (answers->remaining == 0 ||
+        !clock->AwaitWithDeadline(&mu, absl::Condition(&ready), deadline) ||
+        answers->remaining == 0) {
+      break;
+    }
   }
-  absl::MutexLock lock(&answers->mu);
-  auto all_answered = [&answers]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(answers->mu) {
-    return answers->remaining == 0;
-  };
-  clock->AwaitWithDeadline(&answers->mu, absl::Condition(&all_answered),
-                           deadline);
   answers->closed = true;
-  return answers->results;
+  std::vector<T> results = answers->results;
+  mu.Unlock();
+  return results;
 }
 
 }  // namespace
@@ -59,7 +83,7 @@ std::vector<absl::StatusOr<v1::AgentInfo>> DescribeAll(
     AgentClients& clients, const std::vector<v1::AgentInfo>& agents,
     absl::Duration timeout, core::Clock* clock) {
   using T = absl::StatusOr<v1::AgentInfo>;
-  return FanOut<T>(clients, agents, timeout, clock,
+  return FanOut<T>(clients, agents, timeout, clock, kDescribeWindow,
                    [timeout](AgentClient& client, std::function<void(T)> done) {
                      client.Describe(timeout, std::move(done));
                    });
@@ -73,7 +97,7 @@ std::vector<absl::Status> AbortAll(AgentClients& clients,
   v1::AgentAbortRequest request;
   request.set_comm_id(comm_id);
   return FanOut<absl::Status>(
-      clients, agents, timeout, clock,
+      clients, agents, timeout, clock, agents.size(),
       [&request, cause, timeout](AgentClient& client,
                                  std::function<void(absl::Status)> done) {
         client.Abort(request, cause, timeout, std::move(done));
@@ -87,7 +111,7 @@ std::vector<absl::StatusOr<v1::AgentFlightRecordsResponse>> FlightRecordsAll(
   v1::AgentFlightRecordsRequest request;
   request.set_sweep_id(sweep_id);
   return FanOut<T>(
-      clients, agents, timeout, clock,
+      clients, agents, timeout, clock, agents.size(),
       [&request, timeout](AgentClient& client, std::function<void(T)> done) {
         client.GetFlightRecords(request, timeout, std::move(done));
       });
