@@ -100,13 +100,13 @@ std::vector<std::string> MoeTableLines(
     const core::Op op =
         core::ParseOp(r.step().op()).value_or(core::Op::kMoeDispatch);
     const std::optional<MoeTraffic> traffic = MoeTrafficOf(spec, ranks, op);
-    const std::string timing = MoeCombineTiming(op);
+    const char* timing = op == core::Op::kMoeCombine ? " (fabric only)"
+                         : op == core::Op::kMoeCombineWeighted
+                             ? " (with the weighted reduction)"
+                             : "";
     std::string line = absl::StrFormat(
         "#   %-12s %s%s", r.step().op(),
-        shown ? absl::StrFormat("%.1f us", seconds * 1e6) : "n/a",
-        timing.empty()                ? ""
-        : op == core::Op::kMoeCombine ? " (fabric only)"
-                                      : " (with the weighted reduction)");
+        shown ? absl::StrFormat("%.1f us", seconds * 1e6) : "n/a", timing);
     if (!traffic) {
       absl::StrAppend(&line, ", bytes by path not known (no rank map)");
     } else {

@@ -387,19 +387,21 @@ grpc::Status CoordinatorServiceImpl::ServeListNodes(
     grpc::CallbackServerContext* context, const v1::ListNodesRequest* request,
     v1::ListNodesResponse* response) {
   if (campaigns_ == nullptr) return grpc::Status::OK;
-  if (absl::Status named = campaigns_->RequireCampaignPlan(request->plan());
-      !named.ok()) {
-    return common::ToGrpcStatus(named);
+  // Nodes() checks the plan itself; without it, the check is made here.
+  std::vector<PlanNodeStatus> nodes;
+  if (request->campaigns_only()) {
+    absl::Status named = campaigns_->RequireCampaignPlan(request->plan());
+    if (!named.ok()) return common::ToGrpcStatus(named);
+  } else {
+    absl::StatusOr<std::vector<PlanNodeStatus>> listed =
+        campaigns_->Nodes(request->plan());
+    if (!listed.ok()) return common::ToGrpcStatus(listed.status());
+    nodes = *std::move(listed);
   }
-  absl::StatusOr<std::vector<PlanNodeStatus>> nodes =
-      request->campaigns_only() ? absl::StatusOr<std::vector<PlanNodeStatus>>(
-                                      std::vector<PlanNodeStatus>())
-                                : campaigns_->Nodes(request->plan());
-  if (!nodes.ok()) return common::ToGrpcStatus(nodes.status());
   absl::StatusOr<std::vector<CampaignRecord>> newest =
       campaigns_->NewestCampaigns(request->plan());
   if (!newest.ok()) return common::ToGrpcStatus(newest.status());
-  *response = ListNodesAnswer(*nodes, *newest);
+  *response = ListNodesAnswer(nodes, *newest);
   return grpc::Status::OK;
 }
 
